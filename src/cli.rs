@@ -1,0 +1,188 @@
+//! Command-line arguments, in the words of the people who run Screaming Frog. Parsed by clap
+//! and turned into a validated [`Config`](crate::config) once; nothing downstream re-parses.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// linkgap: find missing internal links from Screaming Frog exports.
+///
+/// Give it the page embeddings (Custom JavaScript or AI tab export) and Bulk Export > Links >
+/// All Inlinks, optionally Internal: All, and it writes an XLSX workbook: for every page, the
+/// pages most similar to it and whether they already link to it. Similarity finds candidates;
+/// people decide which links to add.
+///
+/// Exit codes: 0 = workbook written, every row used; 1 = workbook written, some input rows were
+/// rejected (see the "Rejected Rows" sheet); 2 = no workbook (a file is missing or unreadable).
+#[derive(Debug, Parser)]
+#[command(name = "linkgap", version, about, long_about)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Build the opportunity workbook from Screaming Frog exports.
+    Run(RunArgs),
+    /// Show how linkgap reads export files: role, era, header row, columns, rows, vectors.
+    Inspect(InspectArgs),
+}
+
+/// Arguments of `linkgap run`.
+#[derive(Debug, Args)]
+#[command(after_long_help = "Examples:\n  linkgap run --embeddings custom_javascript_all.csv --inlinks all_inlinks.csv --internal internal_all.csv --out report.xlsx\n  linkgap run exports/ --out report.xlsx --client \"Acme\"")]
+pub struct RunArgs {
+    /// A folder holding the exports; each file's role is found from its header row, not its name.
+    #[arg(value_name = "FOLDER", conflicts_with_all = ["embeddings", "inlinks", "internal"])]
+    pub folder: Option<PathBuf>,
+
+    /// Embeddings export: Custom JavaScript tab or Bulk Export > Custom > Custom JavaScript, the
+    /// AI tab (ai_all.csv), Internal: All with an embedding column, or a URL + vector table.
+    #[arg(long, value_name = "FILE", required_unless_present = "folder")]
+    pub embeddings: Option<PathBuf>,
+
+    /// Bulk Export > Links > All Inlinks (All Outlinks works too). CSV, CSV.gz or XLSX.
+    #[arg(long, value_name = "FILE", required_unless_present = "folder")]
+    pub inlinks: Option<PathBuf>,
+
+    /// Internal: All (or Internal: HTML): status codes, indexability, canonicals, redirects,
+    /// word counts. Optional, but without it redirects and canonicals come only from All Inlinks.
+    #[arg(long, value_name = "FILE")]
+    pub internal: Option<PathBuf>,
+
+    /// Where to write the workbook (.xlsx).
+    #[arg(long, short, value_name = "FILE")]
+    pub out: PathBuf,
+
+    /// Also write every sheet as <sheet>.csv into this folder.
+    #[arg(long, value_name = "DIR")]
+    pub csv_dir: Option<PathBuf>,
+
+    /// Client name shown in the workbook.
+    #[arg(long, value_name = "NAME")]
+    pub client: Option<String>,
+
+    /// How many similar pages to list for each page.
+    #[arg(long, short = 'k', default_value_t = 5, value_name = "N")]
+    pub top_k: usize,
+
+    /// The embeddings column, when its header is not one Screaming Frog writes by default.
+    #[arg(long, value_name = "HEADER")]
+    pub embedding_column: Option<String>,
+
+    /// Pairs at least this similar (0–1) are near-duplicates: listed for review, never
+    /// suggested as links.
+    #[arg(long, default_value_t = 0.95, value_name = "SCORE")]
+    pub near_duplicate: f64,
+
+    /// Pages with fewer words (Word Count from Internal: All) are thin and left out. 0 = off.
+    #[arg(long, default_value_t = 50, value_name = "WORDS")]
+    pub min_words: u32,
+
+    /// Link Positions that count as body links; every other position is a template link.
+    /// The Moz script also counts Aside: --body-positions Content,Aside.
+    #[arg(long, value_delimiter = ',', default_value = "Content", value_name = "NAMES")]
+    pub body_positions: Vec<String>,
+
+    /// A Content link whose Link Path and destination repeat on at least this share of linking
+    /// pages is a template block (breadcrumbs, related-post widgets). 0 = off.
+    #[arg(long, default_value_t = 0.2, value_name = "SHARE")]
+    pub template_share: f64,
+
+    /// ...and on at least this many pages.
+    #[arg(long, default_value_t = 5, value_name = "PAGES")]
+    pub template_min_pages: u32,
+
+    /// Trailing slashes: keep (default; /a and /a/ can be different pages), strip or add.
+    #[arg(long, value_enum, default_value_t = Policy::Keep)]
+    pub trailing_slash: Policy,
+
+    /// Leading www.: keep (default), strip or add.
+    #[arg(long, value_enum, default_value_t = Policy::Keep)]
+    pub www: Policy,
+
+    /// Treat /dir/index.html (index.htm, index.php, default.aspx) as /dir/.
+    #[arg(long)]
+    pub strip_index: bool,
+
+    /// Query parameters to drop as tracking noise (a trailing * matches a prefix). Replaces
+    /// the default list: utm_*, gclid, fbclid, msclkid and other ad-click identifiers.
+    #[arg(long, value_delimiter = ',', value_name = "NAMES")]
+    pub tracking_params: Option<Vec<String>>,
+
+    /// Only pages whose URL matches this regular expression may carry new links.
+    #[arg(long, value_name = "REGEX")]
+    pub include_source: Option<String>,
+
+    /// Pages whose URL matches this regular expression never carry new links.
+    #[arg(long, value_name = "REGEX")]
+    pub exclude_source: Option<String>,
+
+    /// Only pages whose URL matches this regular expression may receive new links.
+    #[arg(long, value_name = "REGEX")]
+    pub include_destination: Option<String>,
+
+    /// Pages whose URL matches this regular expression never receive new links.
+    #[arg(long, value_name = "REGEX")]
+    pub exclude_destination: Option<String>,
+
+    /// A text or CSV file of URLs (first column); only these may carry new links.
+    #[arg(long, value_name = "FILE")]
+    pub source_list: Option<PathBuf>,
+
+    /// A text or CSV file of URLs (first column); only these may receive new links.
+    #[arg(long, value_name = "FILE")]
+    pub destination_list: Option<PathBuf>,
+
+    /// No progress bars.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+/// A keep/strip/add policy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Policy {
+    /// Keep as written.
+    Keep,
+    /// Remove.
+    Strip,
+    /// Add.
+    Add,
+}
+
+/// Arguments of `linkgap inspect`.
+#[derive(Debug, Args)]
+pub struct InspectArgs {
+    /// Export files to describe.
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+
+    /// The embeddings column, when its header is not one Screaming Frog writes by default.
+    #[arg(long, value_name = "HEADER")]
+    pub embedding_column: Option<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn clap_definition_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn folder_and_files_are_exclusive() {
+        assert!(Cli::try_parse_from(["linkgap", "run", "dir", "--embeddings", "e.csv", "--out", "o.xlsx"]).is_err());
+        assert!(Cli::try_parse_from(["linkgap", "run", "dir", "--out", "o.xlsx"]).is_ok());
+        assert!(Cli::try_parse_from(["linkgap", "run", "--embeddings", "e.csv", "--out", "o.xlsx"]).is_err(), "inlinks required");
+        let cli = Cli::try_parse_from(["linkgap", "run", "--embeddings", "e", "--inlinks", "i", "-o", "o.xlsx", "--body-positions", "Content,Aside"]).unwrap();
+        let Command::Run(args) = cli.command else { panic!("run") };
+        assert_eq!(args.body_positions, vec!["Content", "Aside"]);
+        assert_eq!(args.top_k, 5);
+    }
+}

@@ -1,0 +1,225 @@
+//! The validated run configuration, built once from the command line: paths checked, roles of
+//! a folder's files detected, regular expressions compiled, numbers range-checked.
+
+use std::collections::HashSet;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use regex::Regex;
+
+use crate::cli::{Policy, RunArgs};
+use crate::eligibility::EligibilityRules;
+use crate::input::Table;
+use crate::links::LinkRules;
+use crate::normalize::{Rules, SlashPolicy, WwwPolicy, normalize};
+use crate::report::Role;
+
+/// A setting that cannot work, named with its option.
+#[derive(Debug)]
+pub struct ConfigError(pub String);
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+/// The input files and their roles.
+#[derive(Debug, Clone)]
+pub struct Inputs {
+    /// Embeddings export.
+    pub embeddings: PathBuf,
+    /// All Inlinks export.
+    pub inlinks: PathBuf,
+    /// Internal: All export.
+    pub internal: Option<PathBuf>,
+}
+
+/// Everything `linkgap run` needs, validated.
+#[derive(Debug, Clone)]
+pub struct RunConfig {
+    /// Input files.
+    pub inputs: Inputs,
+    /// Workbook path.
+    pub out: PathBuf,
+    /// Folder for per-sheet CSVs.
+    pub csv_dir: Option<PathBuf>,
+    /// Client name.
+    pub client: String,
+    /// Neighbours per page.
+    pub top_k: usize,
+    /// `--embedding-column`.
+    pub embedding_column: Option<String>,
+    /// Near-duplicate similarity threshold.
+    pub near_duplicate: f32,
+    /// URL normalization rules.
+    pub url_rules: Rules,
+    /// Body/template rules.
+    pub link_rules: LinkRules,
+    /// Eligibility rules.
+    pub eligibility: EligibilityRules,
+    /// No progress bars.
+    pub quiet: bool,
+}
+
+fn policy_slash(p: Policy) -> SlashPolicy {
+    match p {
+        Policy::Keep => SlashPolicy::Keep,
+        Policy::Strip => SlashPolicy::Strip,
+        Policy::Add => SlashPolicy::Add,
+    }
+}
+
+fn policy_www(p: Policy) -> WwwPolicy {
+    match p {
+        Policy::Keep => WwwPolicy::Keep,
+        Policy::Strip => WwwPolicy::Strip,
+        Policy::Add => WwwPolicy::Add,
+    }
+}
+
+fn regex(option: &str, pattern: Option<&String>) -> Result<Option<Regex>, ConfigError> {
+    pattern.map(|p| Regex::new(p).map_err(|e| ConfigError(format!("{option}: not a valid regular expression: {e}")))).transpose()
+}
+
+fn url_list(option: &str, path: Option<&PathBuf>, rules: &Rules) -> Result<Option<HashSet<String>>, ConfigError> {
+    let Some(path) = path else { return Ok(None) };
+    let text = std::fs::read_to_string(path).map_err(|e| ConfigError(format!("{option} {}: {e}", path.display())))?;
+    let mut set = HashSet::new();
+    for line in text.lines() {
+        let first = line.split([',', ';', '\t']).next().unwrap_or("").trim().trim_matches('"').trim_start_matches('\u{FEFF}');
+        if let Ok(url) = normalize(first, rules) {
+            set.insert(url);
+        }
+    }
+    if set.is_empty() {
+        return Err(ConfigError(format!("{option} {}: no URLs found (one per line, or in the first column)", path.display())));
+    }
+    Ok(Some(set))
+}
+
+impl RunConfig {
+    /// Validate `linkgap run` arguments.
+    pub fn from_args(args: &RunArgs) -> Result<RunConfig, ConfigError> {
+        if args.top_k == 0 || args.top_k > 100 {
+            return Err(ConfigError(format!("--top-k must be between 1 and 100, not {}", args.top_k)));
+        }
+        if !(0.0..=1.0).contains(&args.near_duplicate) {
+            return Err(ConfigError(format!("--near-duplicate must be between 0 and 1, not {}", args.near_duplicate)));
+        }
+        if !(0.0..=1.0).contains(&args.template_share) {
+            return Err(ConfigError(format!("--template-share must be between 0 and 1, not {}", args.template_share)));
+        }
+        let body_positions: Vec<String> = args.body_positions.iter().map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect();
+        if body_positions.is_empty() {
+            return Err(ConfigError("--body-positions needs at least one Link Position name, e.g. Content".into()));
+        }
+        if args.out.extension().is_none_or(|e| !e.eq_ignore_ascii_case("xlsx")) {
+            return Err(ConfigError(format!("--out {}: the workbook name must end in .xlsx", args.out.display())));
+        }
+        let inputs = match &args.folder {
+            Some(folder) => detect_roles(folder)?,
+            None => Inputs {
+                embeddings: args.embeddings.clone().ok_or_else(|| ConfigError("--embeddings is required".into()))?,
+                inlinks: args.inlinks.clone().ok_or_else(|| ConfigError("--inlinks is required".into()))?,
+                internal: args.internal.clone(),
+            },
+        };
+        for path in [Some(&inputs.embeddings), Some(&inputs.inlinks), inputs.internal.as_ref()].into_iter().flatten() {
+            if !path.is_file() {
+                return Err(ConfigError(format!("{}: no such file", path.display())));
+            }
+        }
+        let mut url_rules = Rules { trailing_slash: policy_slash(args.trailing_slash), www: policy_www(args.www), strip_index: args.strip_index, ..Rules::default() };
+        if let Some(params) = &args.tracking_params {
+            url_rules.tracking_params = params.iter().map(|p| p.trim().to_string()).filter(|p| !p.is_empty()).collect();
+        }
+        let eligibility = EligibilityRules {
+            min_words: args.min_words,
+            source_include: regex("--include-source", args.include_source.as_ref())?,
+            source_exclude: regex("--exclude-source", args.exclude_source.as_ref())?,
+            destination_include: regex("--include-destination", args.include_destination.as_ref())?,
+            destination_exclude: regex("--exclude-destination", args.exclude_destination.as_ref())?,
+            source_list: url_list("--source-list", args.source_list.as_ref(), &url_rules)?,
+            destination_list: url_list("--destination-list", args.destination_list.as_ref(), &url_rules)?,
+        };
+        Ok(RunConfig {
+            inputs,
+            out: args.out.clone(),
+            csv_dir: args.csv_dir.clone(),
+            client: args.client.clone().unwrap_or_default(),
+            top_k: args.top_k,
+            embedding_column: args.embedding_column.clone(),
+            near_duplicate: args.near_duplicate as f32,
+            url_rules,
+            link_rules: LinkRules { body_positions, template_share: args.template_share, template_min_pages: args.template_min_pages },
+            eligibility,
+            quiet: args.quiet,
+        })
+    }
+}
+
+/// Find the embeddings, All Inlinks and Internal: All files in a folder by their headers.
+pub fn detect_roles(folder: &Path) -> Result<Inputs, ConfigError> {
+    let entries = std::fs::read_dir(folder).map_err(|e| ConfigError(format!("{}: {e}", folder.display())))?;
+    let mut files: Vec<PathBuf> = entries.filter_map(Result::ok).map(|e| e.path()).filter(|p| p.is_file()).collect();
+    files.sort();
+    let mut embeddings: Vec<(PathBuf, bool)> = Vec::new();
+    let mut inlinks = Vec::new();
+    let mut internal = Vec::new();
+    let mut unread = Vec::new();
+    for path in files {
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        // Excel lock files and hidden files are never exports.
+        if name.starts_with('.') || name.starts_with("~$") {
+            continue;
+        }
+        let ext = path.extension().map(|e| e.to_string_lossy().to_ascii_lowercase()).unwrap_or_default();
+        if !matches!(ext.as_str(), "csv" | "gz" | "xlsx" | "tsv" | "txt") {
+            continue;
+        }
+        let roles = match Table::open(&path).and_then(|t| t.roles()) {
+            Ok(r) => r,
+            Err(e) => {
+                unread.push(format!("{e}"));
+                continue;
+            }
+        };
+        if roles.contains(&Role::Inlinks) {
+            inlinks.push(path.clone());
+        }
+        if roles.contains(&Role::Embeddings) {
+            embeddings.push((path.clone(), roles.contains(&Role::Internal)));
+        }
+        if roles.contains(&Role::Internal) {
+            internal.push(path.clone());
+        }
+    }
+    let pick = |role: &str, found: Vec<PathBuf>| -> Result<Option<PathBuf>, ConfigError> {
+        match found.len() {
+            0 => Ok(None),
+            1 => Ok(found.into_iter().next()),
+            _ => Err(ConfigError(format!(
+                "{}: more than one {role} file ({}); name them with --embeddings/--inlinks/--internal",
+                folder.display(),
+                found.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ")
+            ))),
+        }
+    };
+    // A dedicated embeddings export beats Internal: All that happens to carry a vector column.
+    let dedicated: Vec<PathBuf> = embeddings.iter().filter(|(_, is_internal)| !is_internal).map(|(p, _)| p.clone()).collect();
+    let embeddings = if dedicated.is_empty() { embeddings.into_iter().map(|(p, _)| p).collect() } else { dedicated };
+    let missing = |role: &str| {
+        let mut msg = format!("{}: no {role} export found (roles are detected from header rows)", folder.display());
+        if !unread.is_empty() {
+            msg.push_str(&format!("; unreadable: {}", unread.join("; ")));
+        }
+        ConfigError(msg)
+    };
+    let embeddings = pick("embeddings", embeddings)?.ok_or_else(|| missing("embeddings"))?;
+    let inlinks = pick("All Inlinks", inlinks)?.ok_or_else(|| missing("All Inlinks"))?;
+    let internal = pick("Internal: All", internal.into_iter().filter(|p| *p != embeddings).collect())?;
+    Ok(Inputs { embeddings, inlinks, internal })
+}

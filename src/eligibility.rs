@@ -1,0 +1,190 @@
+//! Eligibility: whether each page may receive a suggested link (destination) and whether it
+//! may carry one (source), decided separately, with the reason for every "no".
+
+use std::collections::HashSet;
+
+use regex::Regex;
+
+use crate::input::embeddings::is_html;
+
+/// What is known about one resolved page.
+#[derive(Debug, Clone, Default)]
+pub struct PageFacts {
+    /// HTTP status, when known.
+    pub status_code: Option<u16>,
+    /// Content type, when known.
+    pub content_type: Option<String>,
+    /// Indexable / Non-Indexable, when known.
+    pub indexability: Option<String>,
+    /// Indexability Status (noindex, Canonicalised, ...).
+    pub indexability_status: String,
+    /// Meta Robots 1.
+    pub meta_robots: String,
+    /// Word count, when known.
+    pub word_count: Option<u32>,
+    /// Why the page has no vector, if it has none.
+    pub no_vector: Option<String>,
+}
+
+/// The rules in force.
+#[derive(Debug, Clone, Default)]
+pub struct EligibilityRules {
+    /// Pages with fewer words are thin (when Word Count is known). 0 disables.
+    pub min_words: u32,
+    /// Sources must match this, when given.
+    pub source_include: Option<Regex>,
+    /// Sources must not match this, when given.
+    pub source_exclude: Option<Regex>,
+    /// Destinations must match this, when given.
+    pub destination_include: Option<Regex>,
+    /// Destinations must not match this, when given.
+    pub destination_exclude: Option<Regex>,
+    /// When given, only these (normalized) URLs may be sources.
+    pub source_list: Option<HashSet<String>>,
+    /// When given, only these (normalized) URLs may be destinations.
+    pub destination_list: Option<HashSet<String>>,
+}
+
+impl EligibilityRules {
+    /// One line per rule, for the Run sheet.
+    pub fn describe(&self) -> Vec<(String, String)> {
+        let re = |r: &Option<Regex>| r.as_ref().map_or_else(|| "none".to_string(), |r| r.as_str().to_string());
+        let list = |l: &Option<HashSet<String>>| l.as_ref().map_or_else(|| "none".to_string(), |l| format!("{} URLs", l.len()));
+        vec![
+            ("Eligibility: both roles".into(), "a valid vector; status 200 and HTML content when known; not a redirect, not canonicalised elsewhere".into()),
+            ("Eligibility: destination".into(), "indexable when known (noindex pages cannot rank for what a link says)".into()),
+            ("Eligibility: source".into(), "not meta robots nofollow (its links would not be followed)".into()),
+            ("Eligibility: minimum word count".into(), if self.min_words == 0 { "off".into() } else { format!("{} words, when Word Count is known", self.min_words) }),
+            ("Eligibility: source include regex".into(), re(&self.source_include)),
+            ("Eligibility: source exclude regex".into(), re(&self.source_exclude)),
+            ("Eligibility: destination include regex".into(), re(&self.destination_include)),
+            ("Eligibility: destination exclude regex".into(), re(&self.destination_exclude)),
+            ("Eligibility: source URL list".into(), list(&self.source_list)),
+            ("Eligibility: destination URL list".into(), list(&self.destination_list)),
+        ]
+    }
+}
+
+/// Eligibility of one page in both roles: `Ok` or the reason it is excluded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Decision {
+    /// May carry a new link.
+    pub source: Result<(), String>,
+    /// May receive a new link.
+    pub destination: Result<(), String>,
+}
+
+/// Decide both roles for a resolved page at `url`.
+pub fn decide(url: &str, facts: &PageFacts, rules: &EligibilityRules) -> Decision {
+    if let Some(shared) = shared_reason(facts, rules) {
+        return Decision { source: Err(shared.clone()), destination: Err(shared) };
+    }
+    let mut destination = Ok(());
+    if facts.indexability.as_deref().is_some_and(|i| i.trim().eq_ignore_ascii_case("non-indexable")) {
+        let why = if facts.indexability_status.is_empty() { "not indexable".to_string() } else { format!("not indexable ({})", facts.indexability_status) };
+        destination = Err(why);
+    } else if robots_has(&facts.meta_robots, "noindex") {
+        destination = Err("not indexable (noindex)".into());
+    }
+    let mut source = Ok(());
+    if robots_has(&facts.meta_robots, "nofollow") {
+        source = Err("meta robots nofollow".into());
+    }
+    if destination.is_ok() {
+        destination = by_rules(url, rules.destination_include.as_ref(), rules.destination_exclude.as_ref(), rules.destination_list.as_ref(), "destination");
+    }
+    if source.is_ok() {
+        source = by_rules(url, rules.source_include.as_ref(), rules.source_exclude.as_ref(), rules.source_list.as_ref(), "source");
+    }
+    Decision { source, destination }
+}
+
+fn shared_reason(facts: &PageFacts, rules: &EligibilityRules) -> Option<String> {
+    if let Some(code) = facts.status_code
+        && code != 200
+    {
+        return Some(format!("status {code}"));
+    }
+    if let Some(t) = &facts.content_type
+        && !is_html(t)
+    {
+        return Some(format!("not an HTML page ({t})"));
+    }
+    if let Some(why) = &facts.no_vector {
+        return Some(why.clone());
+    }
+    if rules.min_words > 0
+        && let Some(words) = facts.word_count
+        && words < rules.min_words
+    {
+        return Some(format!("thin: {words} words (minimum {})", rules.min_words));
+    }
+    None
+}
+
+fn robots_has(robots: &str, directive: &str) -> bool {
+    robots.split([',', ' ']).any(|d| d.trim().eq_ignore_ascii_case(directive))
+}
+
+fn by_rules(url: &str, include: Option<&Regex>, exclude: Option<&Regex>, list: Option<&HashSet<String>>, role: &str) -> Result<(), String> {
+    if let Some(re) = include
+        && !re.is_match(url)
+    {
+        return Err(format!("not matched by --include-{role}"));
+    }
+    if let Some(re) = exclude
+        && re.is_match(url)
+    {
+        return Err(format!("matched by --exclude-{role}"));
+    }
+    if let Some(list) = list
+        && !list.contains(url)
+    {
+        return Err(format!("not in the {role} URL list"));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ok() -> PageFacts {
+        PageFacts { status_code: Some(200), content_type: Some("text/html; charset=utf-8".into()), indexability: Some("Indexable".into()), word_count: Some(500), ..PageFacts::default() }
+    }
+
+    #[test]
+    fn each_rule_gives_its_reason() {
+        let rules = EligibilityRules { min_words: 50, ..EligibilityRules::default() };
+        let d = decide("https://a/", &ok(), &rules);
+        assert_eq!(d, Decision { source: Ok(()), destination: Ok(()) });
+        let d = decide("https://a/", &PageFacts { status_code: Some(404), ..ok() }, &rules);
+        assert_eq!(d.source, Err("status 404".into()));
+        let d = decide("https://a/", &PageFacts { content_type: Some("text/css".into()), ..ok() }, &rules);
+        assert_eq!(d.destination, Err("not an HTML page (text/css)".into()));
+        let d = decide("https://a/", &PageFacts { word_count: Some(12), ..ok() }, &rules);
+        assert_eq!(d.destination, Err("thin: 12 words (minimum 50)".into()));
+        let d = decide("https://a/", &PageFacts { indexability: Some("Non-Indexable".into()), indexability_status: "noindex".into(), ..ok() }, &rules);
+        assert_eq!(d, Decision { source: Ok(()), destination: Err("not indexable (noindex)".into()) });
+        let d = decide("https://a/", &PageFacts { meta_robots: "noindex, nofollow".into(), indexability: None, ..ok() }, &rules);
+        assert_eq!(d, Decision { source: Err("meta robots nofollow".into()), destination: Err("not indexable (noindex)".into()) });
+        let d = decide("https://a/", &PageFacts { no_vector: Some("no vector: empty cell".into()), ..ok() }, &rules);
+        assert_eq!(d.source, Err("no vector: empty cell".into()));
+    }
+
+    #[test]
+    fn regex_and_list_rules_apply_per_role() {
+        let rules = EligibilityRules {
+            source_exclude: Some(Regex::new("/tag/").unwrap()),
+            destination_include: Some(Regex::new("/blog/").unwrap()),
+            destination_list: Some(["https://a/blog/x".to_string()].into_iter().collect()),
+            ..EligibilityRules::default()
+        };
+        let d = decide("https://a/tag/x", &ok(), &rules);
+        assert_eq!(d.source, Err("matched by --exclude-source".into()));
+        assert_eq!(d.destination, Err("not matched by --include-destination".into()));
+        let d = decide("https://a/blog/y", &ok(), &rules);
+        assert_eq!(d.destination, Err("not in the destination URL list".into()));
+        assert_eq!(decide("https://a/blog/x", &ok(), &rules).destination, Ok(()));
+    }
+}

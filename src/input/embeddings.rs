@@ -1,0 +1,380 @@
+//! The embeddings export: one vector per page from the Custom JavaScript tab, the AI tab,
+//! Internal: All with an embedding column, or any URL + vector table. Vectors are parsed
+//! straight into one contiguous f32 matrix; a cell that is not a vector (an error message, an
+//! empty cell, a wrong length, a vector cut by XLSX's cell limit) is reported with its row.
+
+use std::collections::BTreeMap;
+use std::ops::ControlFlow;
+
+use csv::StringRecord;
+
+use super::columns::{self, Col};
+use super::{InputError, Table, cell};
+use crate::report::{Report, Role};
+
+/// XLSX (and Excel) cap a cell at this many characters; a vector cell this long was cut.
+pub const XLSX_CELL_LIMIT: usize = 32_767;
+/// Data rows sampled when the vector column must be found from its content.
+const CONTENT_SCAN_ROWS: u64 = 200;
+
+/// How the vector column was chosen, for the Run sheet and `inspect`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ColumnChoice {
+    /// Named on the command line.
+    Named,
+    /// A header Screaming Frog writes for embeddings, or one mentioning embeddings/vectors.
+    ByName,
+    /// The only column whose cells hold comma-separated numbers.
+    ByContent,
+}
+
+impl ColumnChoice {
+    /// Words for the Run sheet.
+    pub fn describe(self) -> &'static str {
+        match self {
+            ColumnChoice::Named => "named with --embedding-column",
+            ColumnChoice::ByName => "found by its header",
+            ColumnChoice::ByContent => "detected from its content",
+        }
+    }
+}
+
+/// One row of the embeddings export.
+#[derive(Debug, Clone)]
+pub struct EmbeddedPage {
+    /// The URL as exported.
+    pub url: String,
+    /// Spreadsheet row.
+    pub row: u64,
+    /// Row of the vector matrix, when the cell held a valid vector.
+    pub vector: Option<u32>,
+    /// Why there is no vector.
+    pub problem: Option<String>,
+    /// Status code, when the export carries one.
+    pub status_code: Option<u16>,
+    /// Content type, when the export carries one.
+    pub content_type: Option<String>,
+    /// Indexability, when the export carries one (AI tab, Internal: All).
+    pub indexability: Option<String>,
+}
+
+/// A parsed embeddings export.
+#[derive(Debug, Clone, Default)]
+pub struct Embeddings {
+    /// File name.
+    pub file: String,
+    /// Header of the vector column.
+    pub column: String,
+    /// How the column was chosen.
+    pub choice: Option<ColumnChoice>,
+    /// The vector dimension in force (the most common one).
+    pub dim: usize,
+    /// Model tag carried by linkgap's snippets (`model=...;dims=...;` prefix).
+    pub model: Option<String>,
+    /// Every row, in file order.
+    pub pages: Vec<EmbeddedPage>,
+    /// `vectors * dim` floats, L2-normalised, one row per page with a vector.
+    pub data: Vec<f32>,
+    /// Latest crawl timestamp found, as written.
+    pub crawl_timestamp: Option<String>,
+}
+
+impl Embeddings {
+    /// Number of valid vectors.
+    pub fn vectors(&self) -> usize {
+        if self.dim == 0 { 0 } else { self.data.len() / self.dim }
+    }
+
+    /// The vector in row `i` of the matrix.
+    pub fn vector(&self, i: u32) -> &[f32] {
+        let start = i as usize * self.dim;
+        &self.data[start..start + self.dim]
+    }
+}
+
+/// A vector column: index and how it was chosen.
+#[derive(Debug, Clone, Copy)]
+pub struct VectorColumn {
+    /// Column index.
+    pub index: usize,
+    /// How it was chosen.
+    pub choice: ColumnChoice,
+}
+
+/// Find the vector column: by the name given, else by known header names, else by content.
+pub fn find_vector_column(table: &Table, named: Option<&str>) -> Result<Option<VectorColumn>, InputError> {
+    let header = table.header();
+    if let Some(name) = named {
+        return Ok(header.find(name).map(|index| VectorColumn { index, choice: ColumnChoice::Named }));
+    }
+    if header.is_inlinks() {
+        return Ok(None);
+    }
+    if let Some(index) = header.embedding_column_by_name() {
+        return Ok(Some(VectorColumn { index, choice: ColumnChoice::ByName }));
+    }
+    let mut hits: BTreeMap<usize, u64> = BTreeMap::new();
+    let header_row = header.row;
+    table.source().for_each_row(
+        &mut |row, record| {
+            if row <= header_row {
+                return ControlFlow::Continue(());
+            }
+            for (i, field) in record.iter().enumerate() {
+                if columns::looks_like_vector(field) {
+                    *hits.entry(i).or_default() += 1;
+                }
+            }
+            if row > header_row + CONTENT_SCAN_ROWS { ControlFlow::Break(()) } else { ControlFlow::Continue(()) }
+        },
+        &mut |_, _| {},
+    )?;
+    Ok(hits.into_iter().max_by_key(|&(i, n)| (n, std::cmp::Reverse(i))).map(|(index, _)| VectorColumn { index, choice: ColumnChoice::ByContent }))
+}
+
+/// Why a cell is not a usable vector.
+#[derive(Debug, Clone, PartialEq)]
+pub enum VectorProblem {
+    /// Nothing in the cell.
+    Empty,
+    /// Text that is not a list of numbers, e.g. an API error passed through `seoSpider.error`.
+    NotAVector(String),
+    /// A token that is not a number.
+    BadNumber {
+        /// 1-based position in the list.
+        position: usize,
+        /// The token.
+        token: String,
+    },
+    /// NaN or infinity.
+    NotFinite {
+        /// 1-based position in the list.
+        position: usize,
+    },
+    /// Every component is zero: cosine similarity is undefined.
+    Zero,
+}
+
+impl std::fmt::Display for VectorProblem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            VectorProblem::Empty => f.write_str("empty cell: expected a comma-separated list of numbers"),
+            VectorProblem::NotAVector(text) => {
+                write!(f, "the cell holds a message, not a vector: \"{}\"", crate::report::preview(text.trim()))
+            }
+            VectorProblem::BadNumber { position, token } => {
+                write!(f, "value {position} is not a number: \"{}\"", crate::report::preview(token))
+            }
+            VectorProblem::NotFinite { position } => write!(f, "value {position} is not finite (NaN or infinity)"),
+            VectorProblem::Zero => f.write_str("all values are zero, so similarity is undefined"),
+        }
+    }
+}
+
+/// Parse a vector cell into `out` (appended). Accepts JS (`1.2e-7`) and Java (`-8.9E-4`)
+/// number styles, optional brackets and spaces, and linkgap's `model=…;dims=…;` prefix,
+/// whose model name is returned.
+pub fn parse_vector<'c>(text: &'c str, out: &mut Vec<f32>) -> Result<Option<&'c str>, VectorProblem> {
+    let mut body = text.trim();
+    if body.is_empty() {
+        return Err(VectorProblem::Empty);
+    }
+    let mut model = None;
+    if body.starts_with("model=")
+        && let Some(end) = body.rfind(';')
+    {
+        for part in body[..end].split(';') {
+            if let Some(m) = part.trim().strip_prefix("model=") {
+                model = Some(m.trim());
+            }
+        }
+        body = body[end + 1..].trim();
+    }
+    let body = body.strip_prefix('[').unwrap_or(body);
+    let body = body.strip_suffix(']').unwrap_or(body).trim();
+    let starts_numeric = body.bytes().next().is_some_and(|b| b.is_ascii_digit() || matches!(b, b'-' | b'+' | b'.'));
+    if !starts_numeric {
+        return Err(if body.is_empty() { VectorProblem::Empty } else { VectorProblem::NotAVector(text.to_string()) });
+    }
+    let start = out.len();
+    let mut nonzero = false;
+    for (i, token) in body.split(',').enumerate() {
+        let token = token.trim();
+        let value: f32 = token.parse().map_err(|_| {
+            out.truncate(start);
+            if i == 0 { VectorProblem::NotAVector(text.to_string()) } else { VectorProblem::BadNumber { position: i + 1, token: token.to_string() } }
+        })?;
+        if !value.is_finite() {
+            out.truncate(start);
+            return Err(VectorProblem::NotFinite { position: i + 1 });
+        }
+        nonzero |= value != 0.0;
+        out.push(value);
+    }
+    if !nonzero {
+        out.truncate(start);
+        return Err(VectorProblem::Zero);
+    }
+    Ok(model)
+}
+
+/// Scale a vector to unit length in f64 so near-duplicates compare exactly.
+pub fn normalize_in_place(v: &mut [f32]) {
+    let norm = v.iter().map(|&x| f64::from(x) * f64::from(x)).sum::<f64>().sqrt();
+    if norm > 0.0 {
+        for x in v {
+            *x = (f64::from(*x) / norm) as f32;
+        }
+    }
+}
+
+/// Read an embeddings table. `named` is `--embedding-column`, if given.
+pub fn read(table: &Table, named: Option<&str>, report: &mut Report) -> Result<Embeddings, InputError> {
+    let Some(column) = find_vector_column(table, named)? else {
+        let message = match named {
+            Some(name) => format!("no column named \"{name}\"; the columns are: {}", table.header().names.join(", ")),
+            None => "no embedding column: no header mentions embeddings and no column holds comma-separated numbers; name it with --embedding-column".to_string(),
+        };
+        return Err(InputError::Role { path: table.source().path().to_path_buf(), message });
+    };
+    let header = table.header();
+    let url_col = header.get(Col::Address).or_else(|| (column.index != 0).then_some(0));
+    let status_col = header.get(Col::StatusCode);
+    let type_col = header.get(Col::ContentType);
+    let index_col = header.get(Col::Indexability);
+    let time_col = header.get(Col::CrawlTimestamp);
+    let is_xlsx = table.source().sheet().is_some();
+    let column_name = header.name(column.index).to_string();
+    let stats = report.file(table.name(), Role::Embeddings);
+
+    let mut out = Embeddings { file: table.name().to_string(), column: column_name.clone(), choice: Some(column.choice), ..Embeddings::default() };
+    // Vectors of any length are kept (offset, len) until the file is read, then the most common
+    // length wins: the first row is not trusted to be the right one.
+    let mut spans: Vec<(usize, usize, usize)> = Vec::new(); // (page index, offset, len)
+    let mut cell_chars: Vec<usize> = Vec::new();
+    let mut models: BTreeMap<String, u64> = BTreeMap::new();
+    let mut latest_time: Option<String> = None;
+
+    table.rows(report, stats, &mut |report, row, record: &StringRecord| {
+        let url = cell(record, url_col);
+        if url.is_empty() {
+            report.reject(stats, table.rejection(row, url_col.map_or("", |i| header.name(i)), "no URL in this row", ""));
+            return;
+        }
+        if let Err(issue) = crate::normalize::normalize(url, &crate::normalize::Rules::default()) {
+            report.reject(stats, table.rejection(row, url_col.map_or("", |i| header.name(i)), issue.to_string(), url));
+            return;
+        }
+        let raw = record.get(column.index).unwrap_or("");
+        let status_code = cell(record, status_col).split('.').next().and_then(|s| s.parse::<u16>().ok());
+        let content_type = Some(cell(record, type_col).to_string()).filter(|s| !s.is_empty());
+        let indexability = Some(cell(record, index_col).to_string()).filter(|s| !s.is_empty());
+        let time = cell(record, time_col);
+        if !time.is_empty() && latest_time.as_deref().is_none_or(|t| t < time) {
+            latest_time = Some(time.to_string());
+        }
+        let mut page = EmbeddedPage { url: url.to_string(), row, vector: None, problem: None, status_code, content_type, indexability };
+        let offset = out.data.len();
+        match parse_vector(raw, &mut out.data) {
+            Ok(model) => {
+                if let Some(m) = model {
+                    *models.entry(m.to_string()).or_default() += 1;
+                }
+                spans.push((out.pages.len(), offset, out.data.len() - offset));
+                cell_chars.push(raw.len());
+            }
+            Err(VectorProblem::Empty) if status_code.is_some_and(|c| c != 200) || page.content_type.as_deref().is_some_and(|t| !is_html(t)) => {
+                // Screaming Frog runs snippets only on 200 HTML pages; an empty cell elsewhere is expected.
+                page.problem = Some("no vector (not a 200 HTML page)".into());
+                report.skip(stats, "no vector expected: not a 200 HTML page");
+            }
+            Err(problem) => {
+                page.problem = Some(format!("no vector: {problem}"));
+                report.reject(stats, table.rejection(row, &column_name, problem.to_string(), raw));
+            }
+        }
+        out.pages.push(page);
+    })?;
+    out.crawl_timestamp = latest_time;
+
+    if models.len() > 1 {
+        let list: Vec<String> = models.iter().map(|(m, n)| format!("{m} ({n} rows)")).collect();
+        return Err(InputError::Role {
+            path: table.source().path().to_path_buf(),
+            message: format!("vectors from more than one model cannot be compared: {}; re-crawl with one model", list.join(", ")),
+        });
+    }
+    out.model = models.into_keys().next();
+
+    let mut by_len: BTreeMap<usize, usize> = BTreeMap::new();
+    for &(_, _, len) in &spans {
+        *by_len.entry(len).or_default() += 1;
+    }
+    // Most rows wins; on a tie the longer vector, since truncation only ever shortens.
+    out.dim = by_len.iter().max_by_key(|&(len, n)| (*n, *len)).map_or(0, |(len, _)| *len);
+    let dim = out.dim;
+    let mut write = 0usize;
+    let mut next_vector = 0u32;
+    for (&(page, offset, len), &chars) in spans.iter().zip(&cell_chars) {
+        if len == dim {
+            out.data.copy_within(offset..offset + len, write);
+            normalize_in_place(&mut out.data[write..write + len]);
+            out.pages[page].vector = Some(next_vector);
+            next_vector += 1;
+            write += len;
+        } else {
+            let truncated = is_xlsx && (chars >= XLSX_CELL_LIMIT || len < dim);
+            let problem = if truncated {
+                format!(
+                    "the vector has {len} values instead of {dim}: cut by the XLSX limit of {XLSX_CELL_LIMIT} characters per cell; export the embeddings as CSV"
+                )
+            } else {
+                format!("the vector has {len} values; the other rows have {dim}")
+            };
+            let p = &mut out.pages[page];
+            p.problem = Some(format!("no vector: {problem}"));
+            let rejection = table.rejection(p.row, &column_name, problem, &format!("{len} values"));
+            report.reject(stats, rejection);
+        }
+    }
+    out.data.truncate(write);
+    out.data.shrink_to_fit();
+    Ok(out)
+}
+
+/// Whether a Content Type is an HTML page.
+pub fn is_html(content_type: &str) -> bool {
+    let t = content_type.trim().to_ascii_lowercase();
+    t.is_empty() || t.starts_with("text/html") || t.starts_with("application/xhtml")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_js_java_bracketed_and_prefixed_cells() {
+        let mut v = Vec::new();
+        assert_eq!(parse_vector("-8.9827215E-4,1.2e-7,0.5", &mut v), Ok(None));
+        assert_eq!(v, vec![-8.982_721_5e-4, 1.2e-7, 0.5]);
+        v.clear();
+        assert_eq!(parse_vector(" [0.1, 0.2 ,0.3] ", &mut v), Ok(None));
+        assert_eq!(v.len(), 3);
+        v.clear();
+        assert_eq!(parse_vector("model=text-embedding-3-small;dims=2;0.1,0.2", &mut v), Ok(Some("text-embedding-3-small")));
+        assert_eq!(v, vec![0.1, 0.2]);
+    }
+
+    #[test]
+    fn reports_error_cells_precisely() {
+        let mut v = vec![9.0];
+        assert_eq!(parse_vector("", &mut v), Err(VectorProblem::Empty));
+        assert!(matches!(parse_vector("No data returned. Ensure you call 'return seoSpider.data(your_data)'", &mut v), Err(VectorProblem::NotAVector(_))));
+        assert!(matches!(parse_vector("{\"error\": {\"message\": \"Rate limit\"}}", &mut v), Err(VectorProblem::NotAVector(_))));
+        assert_eq!(parse_vector("0.1,abc,0.3", &mut v), Err(VectorProblem::BadNumber { position: 2, token: "abc".into() }));
+        assert_eq!(parse_vector("0.1,0.2,", &mut v), Err(VectorProblem::BadNumber { position: 3, token: String::new() }));
+        assert_eq!(parse_vector("0,0,0", &mut v), Err(VectorProblem::Zero));
+        assert_eq!(parse_vector("0.1,NaN", &mut v), Err(VectorProblem::NotFinite { position: 2 }));
+        assert_eq!(v, vec![9.0], "a failed parse leaves the buffer as it was");
+    }
+}

@@ -1,0 +1,198 @@
+//! Input: reading Screaming Frog exports of every era into typed rows. This module owns file
+//! containers and encodings (`source`), header rows and column aliases (`columns`), and one
+//! reader per role (`embeddings`, `inlinks`, `internal`). Readers report bad rows to the
+//! [`Report`](crate::report::Report) and go on; only an unreadable file is an error.
+
+pub mod columns;
+pub mod embeddings;
+pub mod inlinks;
+pub mod internal;
+pub mod source;
+
+use std::fmt;
+use std::io;
+use std::ops::ControlFlow;
+use std::path::{Path, PathBuf};
+
+use csv::StringRecord;
+
+pub use columns::{Col, Header};
+pub use source::{Container, Source};
+
+use crate::report::{Rejection, Report, Role};
+
+/// Rows scanned for the header: old exports put one title row first, re-saved files a few.
+const HEADER_SCAN_ROWS: u64 = 10;
+
+/// A file-level failure: the file cannot be read at all.
+#[derive(Debug)]
+pub enum InputError {
+    /// The operating system refused.
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        source: io::Error,
+    },
+    /// The XLSX container is damaged or unreadable.
+    Xlsx {
+        /// The file.
+        path: PathBuf,
+        /// calamine's message.
+        message: String,
+    },
+    /// A format linkgap does not read, with the fix.
+    Unsupported {
+        /// The file.
+        path: PathBuf,
+        /// What it is and what to do.
+        message: String,
+    },
+    /// No header row was found, with the reason.
+    NoHeader {
+        /// The file.
+        path: PathBuf,
+        /// What was expected.
+        message: String,
+    },
+    /// The file is readable but cannot play the role it was given.
+    Role {
+        /// The file.
+        path: PathBuf,
+        /// What is missing.
+        message: String,
+    },
+}
+
+impl fmt::Display for InputError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            InputError::Io { path, source } => write!(f, "{}: {source}", path.display()),
+            InputError::Xlsx { path, message } => write!(f, "{}: unreadable XLSX: {message}", path.display()),
+            InputError::Unsupported { path, message }
+            | InputError::NoHeader { path, message }
+            | InputError::Role { path, message } => write!(f, "{}: {message}", path.display()),
+        }
+    }
+}
+
+impl std::error::Error for InputError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            InputError::Io { source, .. } => Some(source),
+            _ => None,
+        }
+    }
+}
+
+/// An export file with its header located.
+#[derive(Debug)]
+pub struct Table {
+    source: Source,
+    header: Header,
+    name: String,
+}
+
+impl Table {
+    /// Open `path`, sniff its container and find its header row.
+    pub fn open(path: &Path) -> Result<Table, InputError> {
+        let source = Source::open(path)?;
+        let mut header = None;
+        let mut first_rows = Vec::new();
+        source.for_each_row(
+            &mut |row, record| {
+                if let Some(h) = Header::from_record(row, record) {
+                    header = Some(h);
+                    return ControlFlow::Break(());
+                }
+                first_rows.push(record.clone());
+                if row >= HEADER_SCAN_ROWS { ControlFlow::Break(()) } else { ControlFlow::Continue(()) }
+            },
+            &mut |_, _| {},
+        )?;
+        let header = header.ok_or_else(|| InputError::NoHeader { path: path.to_path_buf(), message: columns::explain_missing_header(&first_rows) })?;
+        let name = path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned());
+        Ok(Table { source, header, name })
+    }
+
+    /// The located header.
+    pub fn header(&self) -> &Header {
+        &self.header
+    }
+
+    /// The underlying file.
+    pub fn source(&self) -> &Source {
+        &self.source
+    }
+
+    /// The file name used in messages and the Run sheet.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Roles this table can play, from its header (and, for embeddings, a look at its cells).
+    pub fn roles(&self) -> Result<Vec<Role>, InputError> {
+        let mut roles = Vec::new();
+        if self.header.is_inlinks() {
+            roles.push(Role::Inlinks);
+            return Ok(roles);
+        }
+        if embeddings::find_vector_column(self, None)?.is_some() {
+            roles.push(Role::Embeddings);
+        }
+        if self.header.is_internal() {
+            roles.push(Role::Internal);
+        }
+        Ok(roles)
+    }
+
+    /// Visit every data row after the header. Blank rows are counted as skipped; rows the
+    /// CSV parser cannot split are rejected. `stats` is the file's entry in `report`.
+    pub fn rows(
+        &self,
+        report: &mut Report,
+        stats: usize,
+        visit: &mut dyn FnMut(&mut Report, u64, &StringRecord),
+    ) -> Result<(), InputError> {
+        let header_row = self.header.row;
+        let mut bad_rows = Vec::new();
+        let result = self.source.for_each_row(
+            &mut |row, record| {
+                if row <= header_row {
+                    return ControlFlow::Continue(());
+                }
+                report.stats(stats).read += 1;
+                report.tick();
+                if record.iter().all(|f| f.trim().is_empty()) {
+                    report.skip(stats, "blank row");
+                } else {
+                    visit(report, row, record);
+                }
+                ControlFlow::Continue(())
+            },
+            &mut |row, message| bad_rows.push((row, message)),
+        );
+        for (row, message) in bad_rows {
+            report.stats(stats).read += 1;
+            report.reject(stats, self.rejection(row, "", format!("the row could not be parsed as CSV: {message}"), ""));
+        }
+        result
+    }
+
+    /// A rejection for a row of this table.
+    pub fn rejection(&self, row: u64, column: &str, problem: impl Into<String>, value: &str) -> Rejection {
+        Rejection {
+            file: self.name.clone(),
+            sheet: self.source.sheet().map(str::to_string),
+            row,
+            column: column.to_string(),
+            problem: problem.into(),
+            value: value.to_string(),
+        }
+    }
+}
+
+/// A cell by column index, trimmed; empty when the row is short (ragged legacy rows).
+pub fn cell(record: &StringRecord, index: Option<usize>) -> &str {
+    index.and_then(|i| record.get(i)).map_or("", str::trim)
+}

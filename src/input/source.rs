@@ -1,0 +1,436 @@
+//! Raw row access to one export file, whatever its container: CSV (UTF-8 with or without BOM,
+//! UTF-16 "Unicode text", comma/semicolon/tab delimited, optionally gzip-compressed) or XLSX
+//! (first sheet, streamed cell by cell). Rows come out as `StringRecord`s with their
+//! spreadsheet row number; nothing here knows what the columns mean.
+
+use std::fs::File;
+use std::io::{self, BufReader, Read};
+use std::ops::ControlFlow;
+use std::path::{Path, PathBuf};
+
+use calamine::{DataRef, Reader, Xlsx};
+use csv::StringRecord;
+
+use super::InputError;
+
+/// The container a file turned out to be, sniffed from its first bytes, not its name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Container {
+    /// Delimited text.
+    Csv {
+        /// The field delimiter found.
+        delimiter: u8,
+        /// Whether the text was UTF-16 and has been decoded.
+        utf16: bool,
+        /// Whether the file was gzip-compressed.
+        gzip: bool,
+    },
+    /// An Office Open XML workbook.
+    Xlsx,
+}
+
+impl Container {
+    /// A short human description, for `inspect` and the Run sheet.
+    pub fn describe(self) -> String {
+        match self {
+            Container::Xlsx => "XLSX".to_string(),
+            Container::Csv { delimiter, utf16, gzip } => {
+                let delim = match delimiter {
+                    b',' => "comma",
+                    b';' => "semicolon",
+                    b'\t' => "tab",
+                    _ => "other",
+                };
+                format!(
+                    "CSV ({delim}{}{})",
+                    if utf16 { ", UTF-16" } else { "" },
+                    if gzip { ", gzip" } else { "" }
+                )
+            }
+        }
+    }
+}
+
+/// Bytes read up front to sniff encoding and delimiter.
+const SNIFF_BYTES: usize = 64 * 1024;
+
+/// An export file opened for reading.
+#[derive(Debug)]
+pub struct Source {
+    path: PathBuf,
+    container: Container,
+    sheet: Option<String>,
+}
+
+impl Source {
+    /// Open `path` and sniff its container.
+    pub fn open(path: &Path) -> Result<Source, InputError> {
+        let io_err = |e: io::Error| InputError::Io { path: path.to_path_buf(), source: e };
+        let mut file = File::open(path).map_err(io_err)?;
+        let mut magic = [0u8; 4];
+        let n = read_up_to(&mut file, &mut magic).map_err(io_err)?;
+        let magic = &magic[..n];
+        if magic.starts_with(b"PK\x03\x04") {
+            let workbook: Xlsx<_> = calamine::open_workbook(path)
+                .map_err(|e: calamine::XlsxError| InputError::Xlsx { path: path.to_path_buf(), message: e.to_string() })?;
+            let sheet = workbook.sheet_names().first().cloned().ok_or_else(|| InputError::Xlsx {
+                path: path.to_path_buf(),
+                message: "the workbook has no sheets".into(),
+            })?;
+            return Ok(Source { path: path.to_path_buf(), container: Container::Xlsx, sheet: Some(sheet) });
+        }
+        if magic.starts_with(b"\xD0\xCF\x11\xE0") {
+            return Err(InputError::Unsupported {
+                path: path.to_path_buf(),
+                message: "this is a legacy Excel 97-2003 .xls file; save it as .xlsx or export CSV from Screaming Frog".into(),
+            });
+        }
+        let gzip = magic.starts_with(&[0x1F, 0x8B]);
+        let mut head = Vec::with_capacity(SNIFF_BYTES);
+        decoded_reader(path, gzip)?.take(SNIFF_BYTES as u64).read_to_end(&mut head).map_err(io_err)?;
+        let utf16 = utf16_order(&head).is_some();
+        let text = if let Some(big_endian) = utf16_order(&head) {
+            decode_utf16_lossy(&head[2..], big_endian)
+        } else {
+            String::from_utf8_lossy(head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&head)).into_owned()
+        };
+        let delimiter = sniff_delimiter(&text);
+        Ok(Source { path: path.to_path_buf(), container: Container::Csv { delimiter, utf16, gzip }, sheet: None })
+    }
+
+    /// The file's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The container that was sniffed.
+    pub fn container(&self) -> Container {
+        self.container
+    }
+
+    /// The sheet read, for XLSX input.
+    pub fn sheet(&self) -> Option<&str> {
+        self.sheet.as_deref()
+    }
+
+    /// Call `visit` with every row and its 1-based spreadsheet row number, until it breaks.
+    /// A row that cannot be decoded is passed to `bad` instead and reading goes on.
+    pub fn for_each_row(
+        &self,
+        visit: &mut dyn FnMut(u64, &StringRecord) -> ControlFlow<()>,
+        bad: &mut dyn FnMut(u64, String),
+    ) -> Result<(), InputError> {
+        match self.container {
+            Container::Xlsx => self.xlsx_rows(visit),
+            Container::Csv { delimiter, utf16, gzip } => self.csv_rows(delimiter, utf16, gzip, visit, bad),
+        }
+    }
+
+    fn csv_rows(
+        &self,
+        delimiter: u8,
+        utf16: bool,
+        gzip: bool,
+        visit: &mut dyn FnMut(u64, &StringRecord) -> ControlFlow<()>,
+        bad: &mut dyn FnMut(u64, String),
+    ) -> Result<(), InputError> {
+        let mut reader = decoded_reader(&self.path, gzip)?;
+        if utf16 {
+            let mut bom = [0u8; 2];
+            read_up_to(&mut reader, &mut bom).map_err(|e| self.io(e))?;
+            reader = Box::new(Utf16Reader::new(reader, bom == [0xFE, 0xFF]));
+        }
+        let mut csv = csv::ReaderBuilder::new()
+            .has_headers(false)
+            .flexible(true)
+            .delimiter(delimiter)
+            .buffer_capacity(1 << 16)
+            .from_reader(reader);
+        let mut bytes = csv::ByteRecord::new();
+        let mut row = 0u64;
+        loop {
+            match csv.read_byte_record(&mut bytes) {
+                Ok(false) => return Ok(()),
+                Ok(true) => {
+                    row += 1;
+                    if row == 1 {
+                        strip_bom(&mut bytes);
+                    }
+                    let record = match StringRecord::from_byte_record(std::mem::take(&mut bytes)) {
+                        Ok(r) => r,
+                        // Windows-1252 exports re-saved by old Excel: keep the row, mark nothing;
+                        // URLs and floats are ASCII so lossy decoding cannot change a match.
+                        Err(e) => StringRecord::from_byte_record_lossy(e.into_byte_record()),
+                    };
+                    if visit(row, &record).is_break() {
+                        return Ok(());
+                    }
+                    // Hand the buffer back so the next row reuses its allocation.
+                    bytes = record.into_byte_record();
+                }
+                Err(e) => {
+                    if let csv::ErrorKind::Io(io) = e.kind() {
+                        // A truncated gzip stream or unreadable disk: the rest of the file is gone.
+                        return Err(InputError::Io { path: self.path.clone(), source: io::Error::new(io.kind(), io.to_string()) });
+                    }
+                    row += 1;
+                    bad(row, e.to_string());
+                }
+            }
+        }
+    }
+
+    fn xlsx_rows(&self, visit: &mut dyn FnMut(u64, &StringRecord) -> ControlFlow<()>) -> Result<(), InputError> {
+        let xlsx_err = |e: calamine::XlsxError| InputError::Xlsx { path: self.path.clone(), message: e.to_string() };
+        let mut workbook: Xlsx<_> = calamine::open_workbook(&self.path).map_err(xlsx_err)?;
+        let sheet = self.sheet.clone().unwrap_or_default();
+        let mut cells = workbook.worksheet_cells_reader(&sheet).map_err(xlsx_err)?;
+        let mut record = StringRecord::new();
+        let mut current: Option<u32> = None;
+        let mut value = String::new();
+        // Cells stream in row order; a row is complete when the next row's first cell arrives.
+        // Blank rows in between are reported as empty rows so row numbers stay Excel's.
+        while let Some(cell) = cells.next_cell().map_err(xlsx_err)? {
+            let (r, c) = cell.get_position();
+            if current != Some(r) {
+                if let Some(prev) = current {
+                    if visit(u64::from(prev) + 1, &record).is_break() {
+                        return Ok(());
+                    }
+                    for blank in prev + 1..r {
+                        if visit(u64::from(blank) + 1, &StringRecord::new()).is_break() {
+                            return Ok(());
+                        }
+                    }
+                } else {
+                    for blank in 0..r {
+                        if visit(u64::from(blank) + 1, &StringRecord::new()).is_break() {
+                            return Ok(());
+                        }
+                    }
+                }
+                record.clear();
+                current = Some(r);
+            }
+            while record.len() < c as usize {
+                record.push_field("");
+            }
+            value.clear();
+            cell_text(cell.get_value(), &mut value);
+            record.push_field(&value);
+        }
+        if let Some(prev) = current {
+            let _ = visit(u64::from(prev) + 1, &record);
+        }
+        Ok(())
+    }
+
+    fn io(&self, e: io::Error) -> InputError {
+        InputError::Io { path: self.path.clone(), source: e }
+    }
+}
+
+/// Text of an XLSX cell as Screaming Frog would have written it to CSV.
+fn cell_text(value: &DataRef<'_>, out: &mut String) {
+    use std::fmt::Write;
+    match value {
+        DataRef::Empty => {}
+        DataRef::String(s) | DataRef::DateTimeIso(s) | DataRef::DurationIso(s) => out.push_str(s),
+        DataRef::SharedString(s) => out.push_str(s),
+        // Apache POI writes integers as 200.0; a status code must read back as "200".
+        DataRef::Float(f) if f.fract() == 0.0 && f.abs() < 1e15 => {
+            let _ = write!(out, "{}", *f as i64);
+        }
+        DataRef::Float(f) => {
+            let _ = write!(out, "{f}");
+        }
+        DataRef::Int(i) => {
+            let _ = write!(out, "{i}");
+        }
+        DataRef::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        DataRef::DateTime(d) => {
+            let _ = write!(out, "{d}");
+        }
+        DataRef::Error(e) => {
+            let _ = write!(out, "{e}");
+        }
+    }
+}
+
+fn strip_bom(record: &mut csv::ByteRecord) {
+    if let Some(first) = record.get(0)
+        && let Some(rest) = first.strip_prefix(b"\xEF\xBB\xBF")
+    {
+        let mut fixed = csv::ByteRecord::new();
+        fixed.push_field(rest);
+        for field in record.iter().skip(1) {
+            fixed.push_field(field);
+        }
+        *record = fixed;
+    }
+}
+
+fn decoded_reader(path: &Path, gzip: bool) -> Result<Box<dyn Read>, InputError> {
+    let file = File::open(path).map_err(|e| InputError::Io { path: path.to_path_buf(), source: e })?;
+    let buffered = BufReader::with_capacity(1 << 16, file);
+    Ok(if gzip { Box::new(flate2::read::MultiGzDecoder::new(buffered)) } else { Box::new(buffered) })
+}
+
+fn read_up_to(reader: &mut dyn Read, buf: &mut [u8]) -> io::Result<usize> {
+    let mut filled = 0;
+    while filled < buf.len() {
+        match reader.read(&mut buf[filled..]) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(filled)
+}
+
+/// `Some(big_endian)` when the text starts with a UTF-16 byte-order mark.
+fn utf16_order(head: &[u8]) -> Option<bool> {
+    match head {
+        [0xFF, 0xFE, ..] => Some(false),
+        [0xFE, 0xFF, ..] => Some(true),
+        _ => None,
+    }
+}
+
+fn decode_utf16_lossy(bytes: &[u8], big_endian: bool) -> String {
+    let units = bytes.chunks_exact(2).map(|p| if big_endian { u16::from_be_bytes([p[0], p[1]]) } else { u16::from_le_bytes([p[0], p[1]]) });
+    char::decode_utf16(units).map(|c| c.unwrap_or(char::REPLACEMENT_CHARACTER)).collect()
+}
+
+/// Pick the delimiter that splits the first lines most consistently. Screaming Frog writes
+/// commas; Excel re-saves in some locales with semicolons, and "Unicode text" uses tabs.
+pub(crate) fn sniff_delimiter(text: &str) -> u8 {
+    let mut best = (b',', 0usize);
+    for delim in [b',', b';', b'\t'] {
+        let mut counts = Vec::new();
+        let mut in_quotes = false;
+        let mut count = 0usize;
+        for b in text.bytes() {
+            match b {
+                b'"' => in_quotes = !in_quotes,
+                b'\n' if !in_quotes => {
+                    counts.push(count);
+                    count = 0;
+                    if counts.len() >= 20 {
+                        break;
+                    }
+                }
+                _ if b == delim && !in_quotes => count += 1,
+                _ => {}
+            }
+        }
+        if counts.is_empty() {
+            counts.push(count);
+        }
+        // The header row decides; title rows have no delimiters at all.
+        let score = counts.iter().copied().max().unwrap_or(0);
+        if score > best.1 {
+            best = (delim, score);
+        }
+    }
+    best.0
+}
+
+/// Streams UTF-16 bytes out as UTF-8.
+struct Utf16Reader {
+    inner: Box<dyn Read>,
+    big_endian: bool,
+    pending: Vec<u8>,
+    out: Vec<u8>,
+    out_pos: usize,
+    raw: Vec<u8>,
+    done: bool,
+}
+
+impl Utf16Reader {
+    fn new(inner: Box<dyn Read>, big_endian: bool) -> Self {
+        Utf16Reader { inner, big_endian, pending: Vec::new(), out: Vec::new(), out_pos: 0, raw: vec![0; 1 << 16], done: false }
+    }
+
+    fn refill(&mut self) -> io::Result<()> {
+        self.out.clear();
+        self.out_pos = 0;
+        while self.out.is_empty() && !self.done {
+            let n = self.inner.read(&mut self.raw)?;
+            if n == 0 {
+                self.done = true;
+            }
+            self.pending.extend_from_slice(&self.raw[..n]);
+            // Keep a trailing odd byte or a lone high surrogate for the next read.
+            let mut usable = self.pending.len() & !1;
+            if !self.done && usable >= 2 {
+                let last = &self.pending[usable - 2..usable];
+                let unit = if self.big_endian { u16::from_be_bytes([last[0], last[1]]) } else { u16::from_le_bytes([last[0], last[1]]) };
+                if (0xD800..0xDC00).contains(&unit) {
+                    usable -= 2;
+                }
+            }
+            let text = decode_utf16_lossy(&self.pending[..usable], self.big_endian);
+            self.out.extend_from_slice(text.as_bytes());
+            self.pending.drain(..usable);
+            if self.done && !self.pending.is_empty() {
+                self.out.extend_from_slice("\u{FFFD}".as_bytes());
+                self.pending.clear();
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Read for Utf16Reader {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.out_pos >= self.out.len() {
+            self.refill()?;
+            if self.out.is_empty() {
+                return Ok(0);
+            }
+        }
+        let n = buf.len().min(self.out.len() - self.out_pos);
+        buf[..n].copy_from_slice(&self.out[self.out_pos..self.out_pos + n]);
+        self.out_pos += n;
+        Ok(n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn delimiter_sniffing_prefers_the_header_split() {
+        assert_eq!(sniff_delimiter("\"Address\",\"Status Code\"\n\"a\",\"1\"\n"), b',');
+        assert_eq!(sniff_delimiter("Address;Score\nhttps://a/;0,5\n"), b';');
+        assert_eq!(sniff_delimiter("Address\tScore\nx\t1,2\n"), b'\t');
+        assert_eq!(sniff_delimiter("\"All Inlinks\"\n\"Type\",\"Source\",\"Destination\"\n"), b',');
+    }
+
+    #[test]
+    fn utf16_reader_handles_split_surrogates() {
+        let text = "a😀b,c\n";
+        let mut bytes = Vec::new();
+        for unit in text.encode_utf16() {
+            bytes.extend_from_slice(&unit.to_le_bytes());
+        }
+        for chunk in 1..bytes.len() {
+            struct Chunked(Vec<u8>, usize, usize);
+            impl Read for Chunked {
+                fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+                    let n = self.2.min(buf.len()).min(self.0.len() - self.1);
+                    buf[..n].copy_from_slice(&self.0[self.1..self.1 + n]);
+                    self.1 += n;
+                    Ok(n)
+                }
+            }
+            let mut r = Utf16Reader::new(Box::new(Chunked(bytes.clone(), 0, chunk)), false);
+            let mut out = String::new();
+            r.read_to_string(&mut out).unwrap();
+            assert_eq!(out, text, "chunk {chunk}");
+        }
+    }
+}

@@ -1,0 +1,77 @@
+//! linkgap finds missing internal links on websites from Screaming Frog SEO Spider exports.
+//!
+//! The pipeline, one module per stage: [`input`] reads the exports of every era,
+//! [`normalize`] decides which URLs are one page, [`eligibility`] decides which pages may
+//! carry or receive a link, [`neighbors`] ranks similar pages, [`links`] subtracts the links
+//! that already exist, and [`workbook`] writes the result. [`run`] wires them together;
+//! [`report`] accounts for every input row.
+
+pub mod cli;
+pub mod config;
+pub mod eligibility;
+pub mod input;
+pub mod inspect;
+pub mod links;
+pub mod neighbors;
+pub mod normalize;
+pub mod progress;
+pub mod report;
+pub mod run;
+pub mod workbook;
+
+use std::process::ExitCode;
+
+use anyhow::Result;
+
+use cli::{Cli, Command};
+
+/// How a command ended, mapped to the documented exit codes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    /// Everything read and used: exit 0.
+    Clean,
+    /// Output written, some rows rejected: exit 1.
+    RowsRejected,
+}
+
+impl Status {
+    /// The process exit code.
+    pub fn exit_code(self) -> ExitCode {
+        match self {
+            Status::Clean => ExitCode::SUCCESS,
+            Status::RowsRejected => ExitCode::from(1),
+        }
+    }
+}
+
+/// Run a parsed command line. Messages for people go to stderr; `inspect` prints to stdout.
+pub fn run_cli(cli: Cli) -> Result<Status> {
+    match cli.command {
+        Command::Run(args) => {
+            let config = config::RunConfig::from_args(&args)?;
+            let outcome = run::run(&config)?;
+            eprintln!("linkgap: {}", outcome.summary);
+            Ok(if outcome.rejected > 0 { Status::RowsRejected } else { Status::Clean })
+        }
+        Command::Inspect(args) => {
+            let mut rejected = 0;
+            let mut text = String::new();
+            for file in &args.files {
+                let (out, r) = inspect::describe(file, args.embedding_column.as_deref());
+                text.push_str(&out);
+                rejected += r;
+            }
+            print_stdout(&text)?;
+            Ok(if rejected > 0 { Status::RowsRejected } else { Status::Clean })
+        }
+    }
+}
+
+#[allow(clippy::print_stdout)] // `inspect` is a report for the terminal or a pipe.
+fn print_stdout(text: &str) -> Result<()> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())?;
+    out.flush()?;
+    Ok(())
+}

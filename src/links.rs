@@ -1,0 +1,251 @@
+//! Existing links: the directed link set between resolved pages, built from All Inlinks rows,
+//! telling body links from template links (Link Position, plus repeated blocks that Screaming
+//! Frog labels "Content"), and noting links that reach their page only through a redirect.
+
+use std::collections::{HashMap, HashSet};
+
+use crate::input::inlinks::{LinkKind, LinkRow};
+use crate::normalize::identity::{UrlTable, Via};
+use crate::normalize::{Rules, normalize};
+use crate::report::Report;
+
+/// How body and template links are told apart.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LinkRules {
+    /// Link Position names counted as body links (case-insensitive). Default: Content.
+    pub body_positions: Vec<String>,
+    /// A (Link Path, Destination) pair on at least this share of linking pages is a template
+    /// block even when labelled Content. 0 turns detection off.
+    pub template_share: f64,
+    /// ...and on at least this many pages.
+    pub template_min_pages: u32,
+}
+
+impl Default for LinkRules {
+    fn default() -> Self {
+        LinkRules { body_positions: vec!["Content".into()], template_share: 0.2, template_min_pages: 5 }
+    }
+}
+
+impl LinkRules {
+    fn is_body_position(&self, position: &str) -> bool {
+        self.body_positions.iter().any(|p| p.eq_ignore_ascii_case(position))
+    }
+}
+
+/// A hyperlink row kept for resolution: ids of the written URLs and the path block.
+#[derive(Debug, Clone, Copy)]
+struct RawLink {
+    source: u32,
+    destination: u32,
+    path: u32,
+    body_position: bool,
+    nofollow: bool,
+}
+
+const NO_PATH: u32 = u32::MAX;
+
+/// Collects links while All Inlinks streams past.
+#[derive(Debug, Default)]
+pub struct LinkCollector {
+    raw_ids: HashMap<String, Option<u32>>,
+    paths: HashMap<String, u32>,
+    links: Vec<RawLink>,
+    /// Redirect rows (written source → written destination), by URL id.
+    pub redirects: Vec<(u32, u32)>,
+}
+
+impl LinkCollector {
+    /// A collector.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn id(&mut self, raw: &str, urls: &mut UrlTable, rules: &Rules) -> Option<u32> {
+        // Sources repeat on every row of a page: look the written form up before normalizing.
+        if let Some(id) = self.raw_ids.get(raw) {
+            return *id;
+        }
+        let id = normalize(raw, rules).ok().map(|u| urls.intern(&u));
+        self.raw_ids.insert(raw.to_string(), id);
+        id
+    }
+
+    /// Take one All Inlinks row: used, or skipped with a reason.
+    pub fn add(&mut self, link: &LinkRow<'_>, urls: &mut UrlTable, url_rules: &Rules, link_rules: &LinkRules, report: &mut Report, stats: usize) {
+        if link.kind == LinkKind::Other {
+            let reason = if link.type_text.is_empty() { "not a hyperlink (no Type)".to_string() } else { format!("not a hyperlink ({})", link.type_text) };
+            report.skip(stats, &reason);
+            return;
+        }
+        let (Some(source), Some(destination)) = (self.id(link.source, urls, url_rules), self.id(link.destination, urls, url_rules)) else {
+            report.skip(stats, "not an http(s) URL (mailto:, tel:, javascript: ...)");
+            return;
+        };
+        report.stats(stats).used += 1;
+        if link.kind == LinkKind::Redirect {
+            if source != destination {
+                self.redirects.push((source, destination));
+            }
+            return;
+        }
+        let path = if link.path.is_empty() {
+            NO_PATH
+        } else if let Some(&p) = self.paths.get(link.path) {
+            p
+        } else {
+            let p = self.paths.len() as u32;
+            self.paths.insert(link.path.to_string(), p);
+            p
+        };
+        self.links.push(RawLink { source, destination, path, body_position: link_rules.is_body_position(link.position), nofollow: link.nofollow() });
+    }
+
+    /// Resolve every link to its pages and classify it. `resolved[id]` is where URL `id` leads.
+    pub fn finish(self, resolved: &[(u32, Via)], rules: &LinkRules) -> LinkSet {
+        let page = |id: u32| resolved[id as usize];
+        // Repeated blocks: the same Link Path to the same page on many linking pages.
+        let mut block_pages: HashMap<(u32, u32), u32> = HashMap::new();
+        let mut seen_pair: HashSet<(u32, u32, u32)> = HashSet::new();
+        let mut linking_pages: HashSet<u32> = HashSet::new();
+        for l in &self.links {
+            let (s, d) = (page(l.source).0, page(l.destination).0);
+            linking_pages.insert(s);
+            if l.body_position && l.path != NO_PATH && seen_pair.insert((l.path, s, d)) {
+                *block_pages.entry((l.path, d)).or_default() += 1;
+            }
+        }
+        drop(seen_pair);
+        let floor = (rules.template_share * linking_pages.len() as f64).ceil().max(f64::from(rules.template_min_pages)) as u32;
+        let is_block = |path: u32, d: u32| rules.template_share > 0.0 && path != NO_PATH && block_pages.get(&(path, d)).is_some_and(|&n| n >= floor);
+
+        let mut set = LinkSet::default();
+        for l in &self.links {
+            let (s, via_s) = page(l.source);
+            let (d, via_d) = page(l.destination);
+            if matches!(via_s, Via::Loop | Via::TooLong) || matches!(via_d, Via::Loop | Via::TooLong) || s == d {
+                continue;
+            }
+            let flags = set.pairs.entry((s, d)).or_default();
+            let template = !l.body_position || is_block(l.path, d);
+            if l.body_position && template {
+                set.reclassified += 1;
+            }
+            let through_redirect = via_d == Via::Redirect;
+            match (template, through_redirect) {
+                (false, false) if l.nofollow => flags.body_nofollow = true,
+                (false, false) => flags.body = true,
+                (false, true) => flags.body_via_redirect = true,
+                (true, _) => flags.template = true,
+            }
+        }
+        set.template_floor = floor;
+        set.reclassified_blocks = block_pages.iter().filter(|&(&(p, d), _)| is_block(p, d)).count();
+        set
+    }
+}
+
+/// What links exist from one page to another.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LinkFlags {
+    /// A followed body link straight to the page.
+    pub body: bool,
+    /// A nofollow body link straight to the page.
+    pub body_nofollow: bool,
+    /// A body link that reaches the page through a redirect.
+    pub body_via_redirect: bool,
+    /// A navigation/header/footer/sidebar or repeated-block link.
+    pub template: bool,
+}
+
+/// The status of a directed pair, as shown in the workbook.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum LinkStatus {
+    /// A body link exists.
+    Body,
+    /// Only nofollow body links exist.
+    BodyNofollow,
+    /// A body link exists but points at a redirecting URL.
+    ViaRedirect,
+    /// Only template links exist.
+    TemplateOnly,
+    /// No link at all.
+    NotFound,
+    /// The pages are near-duplicates: not a link opportunity.
+    NearDuplicate,
+}
+
+impl LinkStatus {
+    /// The workbook text.
+    pub fn label(self) -> &'static str {
+        match self {
+            LinkStatus::Body => "Body link",
+            LinkStatus::BodyNofollow => "Body link (nofollow)",
+            LinkStatus::ViaRedirect => "Link via redirect",
+            LinkStatus::TemplateOnly => "Template link only",
+            LinkStatus::NotFound => "Not found",
+            LinkStatus::NearDuplicate => "Near duplicate",
+        }
+    }
+
+    /// Whether the pair is a candidate for a new body link.
+    pub fn is_opportunity(self) -> bool {
+        matches!(self, LinkStatus::NotFound | LinkStatus::TemplateOnly)
+    }
+}
+
+/// Directed links between resolved pages.
+#[derive(Debug, Default)]
+pub struct LinkSet {
+    pairs: HashMap<(u32, u32), LinkFlags>,
+    /// Links labelled with a body position that were reclassified as template blocks.
+    pub reclassified: u64,
+    /// Distinct (Link Path, Destination) blocks reclassified.
+    pub reclassified_blocks: usize,
+    /// Linking pages a block must appear on to be a template.
+    pub template_floor: u32,
+}
+
+impl LinkSet {
+    /// Flags of the directed pair `source → destination`.
+    pub fn flags(&self, source: u32, destination: u32) -> LinkFlags {
+        self.pairs.get(&(source, destination)).copied().unwrap_or_default()
+    }
+
+    /// Status of `source → destination`.
+    pub fn status(&self, source: u32, destination: u32) -> LinkStatus {
+        let f = self.flags(source, destination);
+        if f.body {
+            LinkStatus::Body
+        } else if f.body_nofollow {
+            LinkStatus::BodyNofollow
+        } else if f.body_via_redirect {
+            LinkStatus::ViaRedirect
+        } else if f.template {
+            LinkStatus::TemplateOnly
+        } else {
+            LinkStatus::NotFound
+        }
+    }
+
+    /// Pages with a body link (direct, nofollow or via redirect) to each destination.
+    pub fn body_sources(&self) -> HashMap<u32, Vec<u32>> {
+        let mut out: HashMap<u32, Vec<u32>> = HashMap::new();
+        for (&(s, d), f) in &self.pairs {
+            if f.body || f.body_nofollow || f.body_via_redirect {
+                out.entry(d).or_default().push(s);
+            }
+        }
+        out
+    }
+
+    /// Number of distinct directed pairs.
+    pub fn len(&self) -> usize {
+        self.pairs.len()
+    }
+
+    /// Whether there are no links.
+    pub fn is_empty(&self) -> bool {
+        self.pairs.is_empty()
+    }
+}

@@ -1,0 +1,23 @@
+//! The `linkgap` binary: parse arguments, run, map the outcome to an exit code. All behaviour
+//! lives in the library.
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+fn main() -> ExitCode {
+    let cli = linkgap::cli::Cli::parse();
+    match linkgap::run_cli(cli) {
+        Ok(status) => status.exit_code(),
+        Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("linkgap: error: {err:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// `linkgap inspect | head` closes the pipe early; that is not an error.
+fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain().any(|c| c.downcast_ref::<std::io::Error>().is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe))
+}

@@ -1,0 +1,243 @@
+//! URL identity: the documented, configurable rules that decide when two written URLs are the
+//! same page (docs/method.md, "URL normalization"). Pure functions, no I/O; the property tests
+//! hold them to idempotence and to never panicking.
+
+pub mod identity;
+
+use std::fmt;
+
+use url::Url;
+
+/// What to do with a trailing slash on a non-root path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SlashPolicy {
+    /// Keep the URL as written (default: a site may serve both as different pages).
+    #[default]
+    Keep,
+    /// Remove a trailing slash.
+    Strip,
+    /// Add a trailing slash to paths whose last segment has no file extension.
+    Add,
+}
+
+/// What to do with a leading `www.`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum WwwPolicy {
+    /// Keep the host as written (default).
+    #[default]
+    Keep,
+    /// Remove a leading `www.`.
+    Strip,
+    /// Add `www.` to hosts without it.
+    Add,
+}
+
+/// The normalization rules in force. The defaults only merge spellings that can never be two
+/// pages; site-specific merges (slash, www, index files) are opt-in or come from redirects and
+/// canonicals in the crawl.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rules {
+    /// Query parameters dropped as tracking noise; a trailing `*` matches a prefix.
+    pub tracking_params: Vec<String>,
+    /// Trailing-slash policy.
+    pub trailing_slash: SlashPolicy,
+    /// `www.` policy.
+    pub www: WwwPolicy,
+    /// Drop a final `index.html`, `index.htm`, `index.php`, `default.aspx` segment.
+    pub strip_index: bool,
+    /// Sort the remaining query parameters by name.
+    pub sort_query: bool,
+}
+
+/// Tracking parameters dropped by default: analytics and ad-click identifiers that never
+/// select different content.
+pub const DEFAULT_TRACKING_PARAMS: &[&str] =
+    &["utm_*", "gclid", "gbraid", "wbraid", "dclid", "fbclid", "msclkid", "yclid", "mc_cid", "mc_eid", "_ga", "_gl", "igshid", "_hsenc", "_hsmi"];
+
+impl Default for Rules {
+    fn default() -> Self {
+        Rules {
+            tracking_params: DEFAULT_TRACKING_PARAMS.iter().map(|s| (*s).to_string()).collect(),
+            trailing_slash: SlashPolicy::Keep,
+            www: WwwPolicy::Keep,
+            strip_index: false,
+            sort_query: false,
+        }
+    }
+}
+
+impl Rules {
+    /// One line per rule, for the Run sheet.
+    pub fn describe(&self) -> Vec<(String, String)> {
+        vec![
+            ("URL rule: always".into(), "scheme and host lower-case, default port dropped, fragment dropped, percent-encoding normalized (unreserved characters decoded, hex upper-case), empty query dropped".into()),
+            ("URL rule: tracking parameters dropped".into(), self.tracking_params.join(", ")),
+            ("URL rule: trailing slash".into(), format!("{:?}", self.trailing_slash).to_lowercase()),
+            ("URL rule: www".into(), format!("{:?}", self.www).to_lowercase()),
+            ("URL rule: strip index files".into(), yes_no(self.strip_index).into()),
+            ("URL rule: sort query parameters".into(), yes_no(self.sort_query).into()),
+        ]
+    }
+
+    fn is_tracking(&self, name: &str) -> bool {
+        self.tracking_params.iter().any(|p| match p.strip_suffix('*') {
+            Some(prefix) => name.len() >= prefix.len() && name[..prefix.len()].eq_ignore_ascii_case(prefix),
+            None => name.eq_ignore_ascii_case(p),
+        })
+    }
+}
+
+fn yes_no(b: bool) -> &'static str {
+    if b { "yes" } else { "no" }
+}
+
+/// Why a string is not a web page URL.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum UrlIssue {
+    /// Not an absolute URL.
+    Invalid(String),
+    /// Not http or https (mailto:, tel:, javascript:...).
+    NotWeb(String),
+}
+
+impl fmt::Display for UrlIssue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            UrlIssue::Invalid(why) => write!(f, "not an absolute URL ({why})"),
+            UrlIssue::NotWeb(scheme) => write!(f, "not a web page URL (scheme \"{scheme}\")"),
+        }
+    }
+}
+
+const INDEX_FILES: &[&str] = &["index.html", "index.htm", "index.php", "default.aspx", "default.asp"];
+
+/// Normalize one URL under `rules`.
+pub fn normalize(raw: &str, rules: &Rules) -> Result<String, UrlIssue> {
+    let trimmed = raw.trim();
+    let mut url = Url::parse(trimmed).map_err(|e| UrlIssue::Invalid(e.to_string()))?;
+    if url.scheme() != "http" && url.scheme() != "https" {
+        return Err(UrlIssue::NotWeb(url.scheme().to_string()));
+    }
+    url.set_fragment(None);
+    if let Some(host) = url.host_str() {
+        let mut host = host.trim_end_matches('.').to_string();
+        match rules.www {
+            WwwPolicy::Keep => {}
+            WwwPolicy::Strip => {
+                if let Some(rest) = host.strip_prefix("www.") {
+                    host = rest.to_string();
+                }
+            }
+            WwwPolicy::Add => {
+                if !host.starts_with("www.") && host.contains('.') && url.host().is_some_and(|h| matches!(h, url::Host::Domain(_))) {
+                    host = format!("www.{host}");
+                }
+            }
+        }
+        if host != url.host_str().unwrap_or_default() && url.set_host(Some(&host)).is_err() {
+            return Err(UrlIssue::Invalid(format!("host \"{host}\" is not valid")));
+        }
+    }
+    let mut path = normalize_percent(url.path());
+    if rules.strip_index
+        && let Some(pos) = path.rfind('/')
+        && INDEX_FILES.iter().any(|f| path[pos + 1..].eq_ignore_ascii_case(f))
+    {
+        path.truncate(pos + 1);
+    }
+    if path.len() > 1 {
+        match rules.trailing_slash {
+            SlashPolicy::Keep => {}
+            SlashPolicy::Strip => {
+                while path.len() > 1 && path.ends_with('/') {
+                    path.pop();
+                }
+            }
+            SlashPolicy::Add => {
+                let last = path.rsplit('/').next().unwrap_or("");
+                if !path.ends_with('/') && !last.contains('.') {
+                    path.push('/');
+                }
+            }
+        }
+    }
+    url.set_path(&path);
+    let query = url.query().map(|q| {
+        let mut pairs: Vec<&str> = q.split('&').filter(|p| !p.is_empty()).filter(|p| !rules.is_tracking(p.split('=').next().unwrap_or(""))).collect();
+        if rules.sort_query {
+            pairs.sort_by(|a, b| a.split('=').next().cmp(&b.split('=').next()).then(a.cmp(b)));
+        }
+        pairs.iter().map(|p| normalize_percent(p)).collect::<Vec<_>>().join("&")
+    });
+    url.set_query(query.as_deref().filter(|q| !q.is_empty()));
+    Ok(url.into())
+}
+
+/// Decode percent-escapes of unreserved characters (RFC 3986 §6.2.2.2) and upper-case the
+/// hex digits of the rest, so `%7e`, `%7E` and `~` are one spelling.
+fn normalize_percent(s: &str) -> String {
+    let bytes = s.as_bytes();
+    let mut out = String::with_capacity(s.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%'
+            && i + 2 < bytes.len()
+            && let (Some(h), Some(l)) = (hex(bytes[i + 1]), hex(bytes[i + 2]))
+        {
+            let c = h * 16 + l;
+            if c.is_ascii_alphanumeric() || matches!(c, b'-' | b'.' | b'_' | b'~') {
+                out.push(c as char);
+            } else {
+                out.push('%');
+                out.push(bytes[i + 1].to_ascii_uppercase() as char);
+                out.push(bytes[i + 2].to_ascii_uppercase() as char);
+            }
+            i += 3;
+            continue;
+        }
+        let ch = s[i..].chars().next().unwrap_or('\u{FFFD}');
+        out.push(ch);
+        i += ch.len_utf8();
+    }
+    out
+}
+
+fn hex(b: u8) -> Option<u8> {
+    (b as char).to_digit(16).map(|d| d as u8)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn n(s: &str) -> String {
+        normalize(s, &Rules::default()).unwrap()
+    }
+
+    #[test]
+    fn default_rules() {
+        assert_eq!(n("HTTPS://Example.COM:443/a/b#frag"), "https://example.com/a/b");
+        assert_eq!(n("http://example.com:80"), "http://example.com/");
+        assert_eq!(n("https://example.com/a?utm_source=x&id=3&gclid=9"), "https://example.com/a?id=3");
+        assert_eq!(n("https://example.com/a?utm_source=newsletter"), "https://example.com/a");
+        assert_eq!(n("https://example.com/%7euser/%c3%a9"), "https://example.com/~user/%C3%A9");
+        assert_eq!(n("https://example.com/a/"), "https://example.com/a/", "slash kept by default");
+        assert_eq!(n("https://www.example.com/"), "https://www.example.com/", "www kept by default");
+        assert_eq!(n("  https://example.com/x\n"), "https://example.com/x");
+        assert_eq!(n("https://example.com./x"), "https://example.com/x");
+        assert!(matches!(normalize("mailto:a@b.c", &Rules::default()), Err(UrlIssue::NotWeb(_))));
+        assert!(matches!(normalize("/relative", &Rules::default()), Err(UrlIssue::Invalid(_))));
+    }
+
+    #[test]
+    fn opt_in_rules() {
+        let rules = Rules { trailing_slash: SlashPolicy::Strip, www: WwwPolicy::Strip, strip_index: true, sort_query: true, ..Rules::default() };
+        let n = |s| normalize(s, &rules).unwrap();
+        assert_eq!(n("https://www.example.com/docs/index.html"), "https://example.com/docs");
+        assert_eq!(n("https://example.com/a/?b=2&a=1"), "https://example.com/a?a=1&b=2");
+        assert_eq!(n("https://example.com/"), "https://example.com/");
+        let add = Rules { trailing_slash: SlashPolicy::Add, www: WwwPolicy::Add, ..Rules::default() };
+        assert_eq!(normalize("https://example.com/a", &add).unwrap(), "https://www.example.com/a/");
+        assert_eq!(normalize("https://example.com/a.pdf", &add).unwrap(), "https://www.example.com/a.pdf");
+    }
+}

@@ -1,0 +1,207 @@
+//! Row accounting: every input row ends up used, skipped by a documented rule, or rejected
+//! with the file, sheet, row, column and problem named. The counts decide the exit code.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// What a file is used for in a run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Role {
+    /// One embedding vector per page (Custom JavaScript, AI tab, or any URL + vector table).
+    Embeddings,
+    /// Bulk Export > Links > All Inlinks (or All Outlinks: same columns).
+    Inlinks,
+    /// Internal: All / Internal: HTML.
+    Internal,
+}
+
+impl fmt::Display for Role {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Role::Embeddings => "embeddings",
+            Role::Inlinks => "All Inlinks",
+            Role::Internal => "Internal: All",
+        })
+    }
+}
+
+/// One input row that could not be used, named precisely enough to find it in Excel.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rejection {
+    /// File name as given on the command line.
+    pub file: String,
+    /// Sheet name for XLSX input.
+    pub sheet: Option<String>,
+    /// Spreadsheet row number (1-based, title and header rows counted).
+    pub row: u64,
+    /// Column header the problem is in (empty when the whole row is at fault).
+    pub column: String,
+    /// What was wrong and what was expected.
+    pub problem: String,
+    /// The raw value, cut to a readable length.
+    pub value: String,
+}
+
+/// Longest raw value kept in a rejection: enough to recognise an error message, not a vector.
+const VALUE_PREVIEW_CHARS: usize = 120;
+/// Rejections kept in detail; beyond this only the counts grow (a broken million-row file
+/// must not produce a million-row sheet).
+const MAX_DETAILED_REJECTIONS: usize = 100_000;
+
+/// Per-file counts; `read == used + skipped + rejected` always holds.
+#[derive(Debug, Clone, Default)]
+pub struct FileStats {
+    /// File name as given.
+    pub file: String,
+    /// Roles the file played.
+    pub roles: Vec<Role>,
+    /// Data rows read (title and header rows excluded).
+    pub read: u64,
+    /// Rows that contributed to the analysis.
+    pub used: u64,
+    /// Rows left out by a rule (for example non-hyperlink link types), by reason.
+    pub skipped: BTreeMap<String, u64>,
+    /// Rows rejected as malformed.
+    pub rejected: u64,
+}
+
+impl FileStats {
+    /// Total of skipped rows over all reasons.
+    pub fn skipped_total(&self) -> u64 {
+        self.skipped.values().sum()
+    }
+}
+
+/// Collects rejections, per-file counts and run notes.
+#[derive(Debug, Default)]
+pub struct Report {
+    ticker: Option<indicatif::ProgressBar>,
+    rejections: Vec<Rejection>,
+    rejections_dropped: u64,
+    files: Vec<FileStats>,
+    notes: Vec<String>,
+}
+
+impl Report {
+    /// An empty report.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Index of the stats entry for `file`, created on first use.
+    pub fn file(&mut self, file: &str, role: Role) -> usize {
+        if let Some(i) = self.files.iter().position(|s| s.file == file) {
+            if !self.files[i].roles.contains(&role) {
+                self.files[i].roles.push(role);
+            }
+            return i;
+        }
+        self.files.push(FileStats { file: file.to_string(), roles: vec![role], ..FileStats::default() });
+        self.files.len() - 1
+    }
+
+    /// Show rows read on `bar` until the next call (`None` stops).
+    pub fn set_ticker(&mut self, bar: Option<indicatif::ProgressBar>) {
+        if let Some(old) = self.ticker.take() {
+            old.finish_and_clear();
+        }
+        self.ticker = bar;
+    }
+
+    /// Count one row read for progress display.
+    pub fn tick(&self) {
+        if let Some(bar) = &self.ticker {
+            bar.inc(1);
+        }
+    }
+
+    /// Mutable access to one file's counts.
+    pub fn stats(&mut self, index: usize) -> &mut FileStats {
+        &mut self.files[index]
+    }
+
+    /// Record a rejected row and count it against its file.
+    pub fn reject(&mut self, file_index: usize, mut rejection: Rejection) {
+        self.files[file_index].rejected += 1;
+        if self.rejections.len() >= MAX_DETAILED_REJECTIONS {
+            self.rejections_dropped += 1;
+            return;
+        }
+        rejection.value = preview(&rejection.value);
+        self.rejections.push(rejection);
+    }
+
+    /// Count a row skipped by a rule.
+    pub fn skip(&mut self, file_index: usize, reason: &str) {
+        *self.files[file_index].skipped.entry(reason.to_string()).or_insert(0) += 1;
+    }
+
+    /// A sentence for the Run sheet and stderr.
+    pub fn note(&mut self, note: impl Into<String>) {
+        self.notes.push(note.into());
+    }
+
+    /// Rejections kept in detail.
+    pub fn rejections(&self) -> &[Rejection] {
+        &self.rejections
+    }
+
+    /// Rejections counted but not kept in detail.
+    pub fn rejections_dropped(&self) -> u64 {
+        self.rejections_dropped
+    }
+
+    /// Per-file counts.
+    pub fn files(&self) -> &[FileStats] {
+        &self.files
+    }
+
+    /// Notes in the order they were made.
+    pub fn notes(&self) -> &[String] {
+        &self.notes
+    }
+
+    /// Total rejected rows over all files.
+    pub fn rejected_total(&self) -> u64 {
+        self.files.iter().map(|f| f.rejected).sum()
+    }
+}
+
+/// Cut a raw value to a readable length on a character boundary, newlines shown as `⏎`.
+pub fn preview(value: &str) -> String {
+    let mut out: String = value.chars().take(VALUE_PREVIEW_CHARS).map(|c| if c == '\n' || c == '\r' { '⏎' } else { c }).collect();
+    if value.chars().count() > VALUE_PREVIEW_CHARS {
+        out.push('…');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_add_up_and_values_are_cut() {
+        let mut report = Report::new();
+        let f = report.file("a.csv", Role::Inlinks);
+        report.stats(f).read = 3;
+        report.stats(f).used = 1;
+        report.skip(f, "not a hyperlink");
+        report.reject(
+            f,
+            Rejection {
+                file: "a.csv".into(),
+                sheet: None,
+                row: 4,
+                column: "Source".into(),
+                problem: "empty".into(),
+                value: "x".repeat(500),
+            },
+        );
+        let s = &report.files()[0];
+        assert_eq!(s.read, s.used + s.skipped_total() + s.rejected);
+        assert!(report.rejections()[0].value.chars().count() <= VALUE_PREVIEW_CHARS + 1);
+        assert_eq!(report.file("a.csv", Role::Embeddings), f);
+        assert_eq!(report.files()[0].roles, vec![Role::Inlinks, Role::Embeddings]);
+    }
+}

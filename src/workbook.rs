@@ -1,0 +1,274 @@
+//! The workbook: a plain table model of sheets ([`Sheet`], [`Cell`]) that the pipeline fills,
+//! written to XLSX (frozen header, autofilter, widths, wrapped text, hyperlinks, percentages,
+//! status colours, Excel's limits respected) and, on request, to one CSV per sheet.
+
+use std::fs::{self, File};
+use std::io::{self, BufWriter};
+use std::path::{Path, PathBuf};
+
+use rust_xlsxwriter::{Color, DataValidation, Format, FormatAlign, FormatBorder, Workbook, Worksheet, XlsxError};
+
+use crate::links::LinkStatus;
+
+/// Excel's cell text limit.
+pub const MAX_CELL_CHARS: usize = 32_767;
+/// Excel's URL length limit for hyperlinks.
+pub const MAX_URL_CHARS: usize = 2_079;
+/// Excel keeps at most this many hyperlinks per worksheet; the rest are written as text.
+pub const MAX_LINKS_PER_SHEET: usize = 65_530;
+/// Data rows per worksheet (Excel's 1,048,576 rows less the header).
+pub const MAX_DATA_ROWS: usize = 1_048_575;
+
+/// One cell value.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Cell {
+    /// Nothing.
+    Empty,
+    /// Text.
+    Text(String),
+    /// A URL, written as a clickable hyperlink where Excel allows.
+    Url(String),
+    /// A whole number.
+    Int(i64),
+    /// A number shown as a percentage (0.923 → 92.3%).
+    Percent(f64),
+    /// A link status, coloured.
+    Status(LinkStatus),
+}
+
+impl Cell {
+    /// Text, or `Empty` for an empty string.
+    pub fn text(s: impl Into<String>) -> Cell {
+        let s = s.into();
+        if s.is_empty() { Cell::Empty } else { Cell::Text(s) }
+    }
+
+    /// The cell as CSV text.
+    pub fn csv_text(&self) -> String {
+        match self {
+            Cell::Empty => String::new(),
+            Cell::Text(s) => guard_formula(s),
+            Cell::Url(s) => s.clone(),
+            Cell::Int(i) => i.to_string(),
+            Cell::Percent(f) => format!("{f:.4}"),
+            Cell::Status(s) => s.label().to_string(),
+        }
+    }
+}
+
+/// A spreadsheet program runs CSV text starting with = + - @ as a formula; a leading
+/// apostrophe keeps it text (the OWASP CSV-injection advice).
+fn guard_formula(s: &str) -> String {
+    if s.starts_with(['=', '+', '-', '@', '\t', '\r']) { format!("'{s}") } else { s.to_string() }
+}
+
+/// A column: header and display width (in characters).
+#[derive(Debug, Clone)]
+pub struct Column {
+    /// Header text (a contract: later tools read columns by these names).
+    pub name: String,
+    /// Width in characters.
+    pub width: f64,
+    /// Wrap long text.
+    pub wrap: bool,
+}
+
+impl Column {
+    /// A column.
+    pub fn new(name: impl Into<String>, width: f64) -> Column {
+        Column { name: name.into(), width, wrap: false }
+    }
+
+    /// A column whose text wraps.
+    pub fn wrapped(name: impl Into<String>, width: f64) -> Column {
+        Column { name: name.into(), width, wrap: true }
+    }
+}
+
+/// One sheet of the workbook.
+#[derive(Debug, Clone)]
+pub struct Sheet {
+    /// Sheet name (a contract, like the column names).
+    pub name: String,
+    /// Columns.
+    pub columns: Vec<Column>,
+    /// Rows of cells, as many as columns.
+    pub rows: Vec<Vec<Cell>>,
+    /// Drop-down lists: (column index, allowed values).
+    pub dropdowns: Vec<(usize, Vec<String>)>,
+    /// Key/value sheets have no autofilter.
+    pub key_value: bool,
+}
+
+impl Sheet {
+    /// An empty sheet.
+    pub fn new(name: impl Into<String>, columns: Vec<Column>) -> Sheet {
+        Sheet { name: name.into(), columns, rows: Vec::new(), dropdowns: Vec::new(), key_value: false }
+    }
+}
+
+/// Fill colours of the status cells (Excel's Good / Neutral / Bad palette).
+pub fn status_fill(status: LinkStatus) -> u32 {
+    match status {
+        LinkStatus::Body | LinkStatus::BodyNofollow => 0xC6EFCE,
+        LinkStatus::TemplateOnly | LinkStatus::ViaRedirect => 0xFFEB9C,
+        LinkStatus::NotFound => 0xFFC7CE,
+        LinkStatus::NearDuplicate => 0xD9D9D9,
+    }
+}
+
+struct Formats {
+    header: Format,
+    wrap: Format,
+    percent: Format,
+    url: Format,
+    statuses: Vec<(LinkStatus, Format)>,
+}
+
+impl Formats {
+    fn new() -> Formats {
+        let statuses = [LinkStatus::Body, LinkStatus::BodyNofollow, LinkStatus::ViaRedirect, LinkStatus::TemplateOnly, LinkStatus::NotFound, LinkStatus::NearDuplicate]
+            .into_iter()
+            .map(|s| (s, Format::new().set_background_color(Color::RGB(status_fill(s))).set_border(FormatBorder::Thin).set_border_color(Color::RGB(0xBFBFBF))))
+            .collect();
+        Formats {
+            header: Format::new().set_bold().set_font_color(Color::White).set_background_color(Color::RGB(0x305496)).set_text_wrap().set_align(FormatAlign::Top),
+            wrap: Format::new().set_text_wrap().set_align(FormatAlign::Top),
+            percent: Format::new().set_num_format("0.0%"),
+            url: Format::new().set_font_color(Color::RGB(0x0563C1)).set_underline(rust_xlsxwriter::FormatUnderline::Single),
+            statuses,
+        }
+    }
+
+    fn status(&self, s: LinkStatus) -> &Format {
+        &self.statuses.iter().find(|(k, _)| *k == s).expect("every status has a format").1
+    }
+}
+
+fn cut(s: &str, max: usize) -> std::borrow::Cow<'_, str> {
+    if s.chars().count() <= max {
+        return s.into();
+    }
+    let mut out: String = s.chars().take(max - 1).collect();
+    out.push('…');
+    out.into()
+}
+
+/// Write `sheets` to `path` atomically: a temporary file in the same folder, then a rename,
+/// so a half-written workbook never appears under the final name.
+pub fn write_xlsx(path: &Path, sheets: &[Sheet]) -> Result<(), XlsxError> {
+    let mut workbook = Workbook::new();
+    let formats = Formats::new();
+    for sheet in sheets {
+        let chunks: Vec<&[Vec<Cell>]> = if sheet.rows.is_empty() { vec![&[][..]] } else { sheet.rows.chunks(MAX_DATA_ROWS).collect() };
+        let parts = chunks.len();
+        for (part, rows) in chunks.into_iter().enumerate() {
+            // Large sheets stream to disk row by row; small ones keep Excel's shared strings.
+            let ws = if sheet.rows.len() > 50_000 { workbook.add_worksheet_with_constant_memory()? } else { workbook.add_worksheet() };
+            let name = if parts > 1 { format!("{} ({})", sheet.name, part + 1) } else { sheet.name.clone() };
+            ws.set_name(&name)?;
+            write_sheet(ws, sheet, rows, &formats)?;
+        }
+    }
+    let tmp = temp_path(path);
+    workbook.save(&tmp)?;
+    fs::rename(&tmp, path).map_err(XlsxError::IoError)?;
+    Ok(())
+}
+
+fn write_sheet(ws: &mut Worksheet, sheet: &Sheet, rows: &[Vec<Cell>], f: &Formats) -> Result<(), XlsxError> {
+    for (c, col) in sheet.columns.iter().enumerate() {
+        ws.set_column_width(c as u16, col.width)?;
+        ws.write_string_with_format(0, c as u16, &col.name, &f.header)?;
+    }
+    let mut links = 0usize;
+    for (r, row) in rows.iter().enumerate() {
+        let r = r as u32 + 1;
+        for (c, cell) in row.iter().enumerate() {
+            let c = c as u16;
+            let wrap = sheet.columns.get(c as usize).is_some_and(|col| col.wrap);
+            match cell {
+                Cell::Empty => {}
+                Cell::Text(s) => {
+                    let s = cut(s, MAX_CELL_CHARS);
+                    if wrap { ws.write_string_with_format(r, c, s.as_ref(), &f.wrap)? } else { ws.write_string(r, c, s.as_ref())? };
+                }
+                Cell::Url(u) => {
+                    let linked = links < MAX_LINKS_PER_SHEET
+                        && u.len() <= MAX_URL_CHARS
+                        && (u.starts_with("http://") || u.starts_with("https://"))
+                        && ws.write_url_with_format(r, c, u.as_str(), &f.url).is_ok();
+                    if linked {
+                        links += 1;
+                    } else {
+                        ws.write_string(r, c, cut(u, MAX_CELL_CHARS).as_ref())?;
+                    }
+                }
+                Cell::Int(i) => {
+                    ws.write_number(r, c, *i as f64)?;
+                }
+                Cell::Percent(p) => {
+                    ws.write_number_with_format(r, c, *p, &f.percent)?;
+                }
+                Cell::Status(s) => {
+                    ws.write_string_with_format(r, c, s.label(), f.status(*s))?;
+                }
+            }
+        }
+    }
+    let last_row = rows.len() as u32;
+    let last_col = sheet.columns.len().saturating_sub(1) as u16;
+    ws.set_freeze_panes(1, 0)?;
+    if !sheet.key_value {
+        ws.autofilter(0, 0, last_row.max(1), last_col)?;
+    }
+    for (col, values) in &sheet.dropdowns {
+        let validation = DataValidation::new().allow_list_strings(values)?.ignore_blank(true);
+        ws.add_data_validation(1, *col as u16, MAX_DATA_ROWS as u32, *col as u16, &validation)?;
+    }
+    Ok(())
+}
+
+fn temp_path(path: &Path) -> PathBuf {
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "workbook.xlsx".into());
+    path.with_file_name(format!(".{name}.{}.tmp", std::process::id()))
+}
+
+/// Write each sheet as `<dir>/<sheet>.csv` with the same headers.
+pub fn write_csv_dir(dir: &Path, sheets: &[Sheet]) -> io::Result<()> {
+    fs::create_dir_all(dir)?;
+    for sheet in sheets {
+        let path = dir.join(format!("{}.csv", sheet.name));
+        let tmp = temp_path(&path);
+        {
+            let mut w = csv::Writer::from_writer(BufWriter::new(File::create(&tmp)?));
+            w.write_record(sheet.columns.iter().map(|c| c.name.as_str()))?;
+            for row in &sheet.rows {
+                w.write_record(row.iter().map(Cell::csv_text))?;
+            }
+            w.flush()?;
+        }
+        fs::rename(&tmp, &path)?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn csv_text_never_starts_a_formula() {
+        assert_eq!(Cell::text("=HYPERLINK(\"x\")").csv_text(), "'=HYPERLINK(\"x\")");
+        assert_eq!(Cell::text("-1 is text here").csv_text(), "'-1 is text here");
+        assert_eq!(Cell::Int(-1).csv_text(), "-1");
+        assert_eq!(Cell::text("plain").csv_text(), "plain");
+    }
+
+    #[test]
+    fn cut_respects_the_limit() {
+        let long = "é".repeat(MAX_CELL_CHARS + 10);
+        assert_eq!(cut(&long, MAX_CELL_CHARS).chars().count(), MAX_CELL_CHARS);
+        assert_eq!(cut("short", 10), "short");
+    }
+}
