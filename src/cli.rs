@@ -24,6 +24,7 @@ pub struct Cli {
 
 /// The subcommands.
 #[derive(Debug, Subcommand)]
+#[allow(clippy::large_enum_variant)] // parsed once per process
 pub enum Command {
     /// Build the opportunity workbook from Screaming Frog exports.
     Run(RunArgs),
@@ -33,14 +34,16 @@ pub enum Command {
 
 /// Arguments of `linkgap run`.
 #[derive(Debug, Args)]
-#[command(after_long_help = "Examples:\n  linkgap run --embeddings custom_javascript_all.csv --inlinks all_inlinks.csv --internal internal_all.csv --out report.xlsx\n  linkgap run exports/ --out report.xlsx --client \"Acme\"")]
+#[command(
+    after_long_help = "Exit codes: 0 = workbook written, every row used; 1 = workbook written, some rows rejected (see the Rejected Rows sheet); 2 = no workbook.\n\nExamples:\n  linkgap run --embeddings custom_javascript_all.csv --inlinks all_inlinks.csv --internal internal_all.csv --out report.xlsx\n  linkgap run exports/ --out report.xlsx --client \"Acme\""
+)]
 pub struct RunArgs {
     /// A folder holding the exports; each file's role is found from its header row, not its name.
     #[arg(value_name = "FOLDER", conflicts_with_all = ["embeddings", "inlinks", "internal"])]
     pub folder: Option<PathBuf>,
 
     /// Embeddings export: Custom JavaScript tab or Bulk Export > Custom > Custom JavaScript, the
-    /// AI tab (ai_all.csv), Internal: All with an embedding column, or a URL + vector table.
+    /// AI tab (`ai_all.csv`), Internal: All with an embedding column, or a URL + vector table.
     #[arg(long, value_name = "FILE", required_unless_present = "folder")]
     pub embeddings: Option<PathBuf>,
 
@@ -84,7 +87,12 @@ pub struct RunArgs {
 
     /// Link Positions that count as body links; every other position is a template link.
     /// The Moz script also counts Aside: --body-positions Content,Aside.
-    #[arg(long, value_delimiter = ',', default_value = "Content", value_name = "NAMES")]
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "Content",
+        value_name = "NAMES"
+    )]
     pub body_positions: Vec<String>,
 
     /// A Content link whose Link Path and destination repeat on at least this share of linking
@@ -177,11 +185,40 @@ mod tests {
 
     #[test]
     fn folder_and_files_are_exclusive() {
-        assert!(Cli::try_parse_from(["linkgap", "run", "dir", "--embeddings", "e.csv", "--out", "o.xlsx"]).is_err());
+        assert!(
+            Cli::try_parse_from([
+                "linkgap",
+                "run",
+                "dir",
+                "--embeddings",
+                "e.csv",
+                "--out",
+                "o.xlsx"
+            ])
+            .is_err()
+        );
         assert!(Cli::try_parse_from(["linkgap", "run", "dir", "--out", "o.xlsx"]).is_ok());
-        assert!(Cli::try_parse_from(["linkgap", "run", "--embeddings", "e.csv", "--out", "o.xlsx"]).is_err(), "inlinks required");
-        let cli = Cli::try_parse_from(["linkgap", "run", "--embeddings", "e", "--inlinks", "i", "-o", "o.xlsx", "--body-positions", "Content,Aside"]).unwrap();
-        let Command::Run(args) = cli.command else { panic!("run") };
+        assert!(
+            Cli::try_parse_from(["linkgap", "run", "--embeddings", "e.csv", "--out", "o.xlsx"])
+                .is_err(),
+            "inlinks required"
+        );
+        let cli = Cli::try_parse_from([
+            "linkgap",
+            "run",
+            "--embeddings",
+            "e",
+            "--inlinks",
+            "i",
+            "-o",
+            "o.xlsx",
+            "--body-positions",
+            "Content,Aside",
+        ])
+        .unwrap();
+        let Command::Run(args) = cli.command else {
+            panic!("run")
+        };
         assert_eq!(args.body_positions, vec!["Content", "Aside"]);
         assert_eq!(args.top_k, 5);
     }

@@ -81,21 +81,40 @@ fn policy_www(p: Policy) -> WwwPolicy {
 }
 
 fn regex(option: &str, pattern: Option<&String>) -> Result<Option<Regex>, ConfigError> {
-    pattern.map(|p| Regex::new(p).map_err(|e| ConfigError(format!("{option}: not a valid regular expression: {e}")))).transpose()
+    pattern
+        .map(|p| {
+            Regex::new(p)
+                .map_err(|e| ConfigError(format!("{option}: not a valid regular expression: {e}")))
+        })
+        .transpose()
 }
 
-fn url_list(option: &str, path: Option<&PathBuf>, rules: &Rules) -> Result<Option<HashSet<String>>, ConfigError> {
+fn url_list(
+    option: &str,
+    path: Option<&PathBuf>,
+    rules: &Rules,
+) -> Result<Option<HashSet<String>>, ConfigError> {
     let Some(path) = path else { return Ok(None) };
-    let text = std::fs::read_to_string(path).map_err(|e| ConfigError(format!("{option} {}: {e}", path.display())))?;
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| ConfigError(format!("{option} {}: {e}", path.display())))?;
     let mut set = HashSet::new();
     for line in text.lines() {
-        let first = line.split([',', ';', '\t']).next().unwrap_or("").trim().trim_matches('"').trim_start_matches('\u{FEFF}');
+        let first = line
+            .split([',', ';', '\t'])
+            .next()
+            .unwrap_or("")
+            .trim()
+            .trim_matches('"')
+            .trim_start_matches('\u{FEFF}');
         if let Ok(url) = normalize(first, rules) {
             set.insert(url);
         }
     }
     if set.is_empty() {
-        return Err(ConfigError(format!("{option} {}: no URLs found (one per line, or in the first column)", path.display())));
+        return Err(ConfigError(format!(
+            "{option} {}: no URLs found (one per line, or in the first column)",
+            path.display()
+        )));
     }
     Ok(Some(set))
 }
@@ -104,37 +123,82 @@ impl RunConfig {
     /// Validate `linkgap run` arguments.
     pub fn from_args(args: &RunArgs) -> Result<RunConfig, ConfigError> {
         if args.top_k == 0 || args.top_k > 100 {
-            return Err(ConfigError(format!("--top-k must be between 1 and 100, not {}", args.top_k)));
+            return Err(ConfigError(format!(
+                "--top-k must be between 1 and 100, not {}",
+                args.top_k
+            )));
         }
         if !(0.0..=1.0).contains(&args.near_duplicate) {
-            return Err(ConfigError(format!("--near-duplicate must be between 0 and 1, not {}", args.near_duplicate)));
+            return Err(ConfigError(format!(
+                "--near-duplicate must be between 0 and 1, not {}",
+                args.near_duplicate
+            )));
         }
         if !(0.0..=1.0).contains(&args.template_share) {
-            return Err(ConfigError(format!("--template-share must be between 0 and 1, not {}", args.template_share)));
+            return Err(ConfigError(format!(
+                "--template-share must be between 0 and 1, not {}",
+                args.template_share
+            )));
         }
-        let body_positions: Vec<String> = args.body_positions.iter().map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect();
+        let body_positions: Vec<String> = args
+            .body_positions
+            .iter()
+            .map(|s| s.trim().to_string())
+            .filter(|s| !s.is_empty())
+            .collect();
         if body_positions.is_empty() {
-            return Err(ConfigError("--body-positions needs at least one Link Position name, e.g. Content".into()));
+            return Err(ConfigError(
+                "--body-positions needs at least one Link Position name, e.g. Content".into(),
+            ));
         }
-        if args.out.extension().is_none_or(|e| !e.eq_ignore_ascii_case("xlsx")) {
-            return Err(ConfigError(format!("--out {}: the workbook name must end in .xlsx", args.out.display())));
+        if args
+            .out
+            .extension()
+            .is_none_or(|e| !e.eq_ignore_ascii_case("xlsx"))
+        {
+            return Err(ConfigError(format!(
+                "--out {}: the workbook name must end in .xlsx",
+                args.out.display()
+            )));
         }
         let inputs = match &args.folder {
             Some(folder) => detect_roles(folder)?,
             None => Inputs {
-                embeddings: args.embeddings.clone().ok_or_else(|| ConfigError("--embeddings is required".into()))?,
-                inlinks: args.inlinks.clone().ok_or_else(|| ConfigError("--inlinks is required".into()))?,
+                embeddings: args
+                    .embeddings
+                    .clone()
+                    .ok_or_else(|| ConfigError("--embeddings is required".into()))?,
+                inlinks: args
+                    .inlinks
+                    .clone()
+                    .ok_or_else(|| ConfigError("--inlinks is required".into()))?,
                 internal: args.internal.clone(),
             },
         };
-        for path in [Some(&inputs.embeddings), Some(&inputs.inlinks), inputs.internal.as_ref()].into_iter().flatten() {
+        for path in [
+            Some(&inputs.embeddings),
+            Some(&inputs.inlinks),
+            inputs.internal.as_ref(),
+        ]
+        .into_iter()
+        .flatten()
+        {
             if !path.is_file() {
                 return Err(ConfigError(format!("{}: no such file", path.display())));
             }
         }
-        let mut url_rules = Rules { trailing_slash: policy_slash(args.trailing_slash), www: policy_www(args.www), strip_index: args.strip_index, ..Rules::default() };
+        let mut url_rules = Rules {
+            trailing_slash: policy_slash(args.trailing_slash),
+            www: policy_www(args.www),
+            strip_index: args.strip_index,
+            ..Rules::default()
+        };
         if let Some(params) = &args.tracking_params {
-            url_rules.tracking_params = params.iter().map(|p| p.trim().to_string()).filter(|p| !p.is_empty()).collect();
+            url_rules.tracking_params = params
+                .iter()
+                .map(|p| p.trim().to_string())
+                .filter(|p| !p.is_empty())
+                .collect();
         }
         let eligibility = EligibilityRules {
             min_words: args.min_words,
@@ -143,7 +207,11 @@ impl RunConfig {
             destination_include: regex("--include-destination", args.include_destination.as_ref())?,
             destination_exclude: regex("--exclude-destination", args.exclude_destination.as_ref())?,
             source_list: url_list("--source-list", args.source_list.as_ref(), &url_rules)?,
-            destination_list: url_list("--destination-list", args.destination_list.as_ref(), &url_rules)?,
+            destination_list: url_list(
+                "--destination-list",
+                args.destination_list.as_ref(),
+                &url_rules,
+            )?,
         };
         Ok(RunConfig {
             inputs,
@@ -154,7 +222,11 @@ impl RunConfig {
             embedding_column: args.embedding_column.clone(),
             near_duplicate: args.near_duplicate as f32,
             url_rules,
-            link_rules: LinkRules { body_positions, template_share: args.template_share, template_min_pages: args.template_min_pages },
+            link_rules: LinkRules {
+                body_positions,
+                template_share: args.template_share,
+                template_min_pages: args.template_min_pages,
+            },
             eligibility,
             quiet: args.quiet,
         })
@@ -163,20 +235,31 @@ impl RunConfig {
 
 /// Find the embeddings, All Inlinks and Internal: All files in a folder by their headers.
 pub fn detect_roles(folder: &Path) -> Result<Inputs, ConfigError> {
-    let entries = std::fs::read_dir(folder).map_err(|e| ConfigError(format!("{}: {e}", folder.display())))?;
-    let mut files: Vec<PathBuf> = entries.filter_map(Result::ok).map(|e| e.path()).filter(|p| p.is_file()).collect();
+    let entries =
+        std::fs::read_dir(folder).map_err(|e| ConfigError(format!("{}: {e}", folder.display())))?;
+    let mut files: Vec<PathBuf> = entries
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.is_file())
+        .collect();
     files.sort();
     let mut embeddings: Vec<(PathBuf, bool)> = Vec::new();
     let mut inlinks = Vec::new();
     let mut internal = Vec::new();
     let mut unread = Vec::new();
     for path in files {
-        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
         // Excel lock files and hidden files are never exports.
         if name.starts_with('.') || name.starts_with("~$") {
             continue;
         }
-        let ext = path.extension().map(|e| e.to_string_lossy().to_ascii_lowercase()).unwrap_or_default();
+        let ext = path
+            .extension()
+            .map(|e| e.to_string_lossy().to_ascii_lowercase())
+            .unwrap_or_default();
         if !matches!(ext.as_str(), "csv" | "gz" | "xlsx" | "tsv" | "txt") {
             continue;
         }
@@ -204,22 +287,45 @@ pub fn detect_roles(folder: &Path) -> Result<Inputs, ConfigError> {
             _ => Err(ConfigError(format!(
                 "{}: more than one {role} file ({}); name them with --embeddings/--inlinks/--internal",
                 folder.display(),
-                found.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ")
+                found
+                    .iter()
+                    .map(|p| p.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ))),
         }
     };
     // A dedicated embeddings export beats Internal: All that happens to carry a vector column.
-    let dedicated: Vec<PathBuf> = embeddings.iter().filter(|(_, is_internal)| !is_internal).map(|(p, _)| p.clone()).collect();
-    let embeddings = if dedicated.is_empty() { embeddings.into_iter().map(|(p, _)| p).collect() } else { dedicated };
+    let dedicated: Vec<PathBuf> = embeddings
+        .iter()
+        .filter(|(_, is_internal)| !is_internal)
+        .map(|(p, _)| p.clone())
+        .collect();
+    let embeddings = if dedicated.is_empty() {
+        embeddings.into_iter().map(|(p, _)| p).collect()
+    } else {
+        dedicated
+    };
     let missing = |role: &str| {
-        let mut msg = format!("{}: no {role} export found (roles are detected from header rows)", folder.display());
+        let mut msg = format!(
+            "{}: no {role} export found (roles are detected from header rows)",
+            folder.display()
+        );
         if !unread.is_empty() {
-            msg.push_str(&format!("; unreadable: {}", unread.join("; ")));
+            msg.push_str("; unreadable: ");
+            msg.push_str(&unread.join("; "));
         }
         ConfigError(msg)
     };
     let embeddings = pick("embeddings", embeddings)?.ok_or_else(|| missing("embeddings"))?;
     let inlinks = pick("All Inlinks", inlinks)?.ok_or_else(|| missing("All Inlinks"))?;
-    let internal = pick("Internal: All", internal.into_iter().filter(|p| *p != embeddings).collect())?;
-    Ok(Inputs { embeddings, inlinks, internal })
+    let internal = pick(
+        "Internal: All",
+        internal.into_iter().filter(|p| *p != embeddings).collect(),
+    )?;
+    Ok(Inputs {
+        embeddings,
+        inlinks,
+        internal,
+    })
 }

@@ -48,8 +48,14 @@ pub struct EligibilityRules {
 impl EligibilityRules {
     /// One line per rule, for the Run sheet.
     pub fn describe(&self) -> Vec<(String, String)> {
-        let re = |r: &Option<Regex>| r.as_ref().map_or_else(|| "none".to_string(), |r| r.as_str().to_string());
-        let list = |l: &Option<HashSet<String>>| l.as_ref().map_or_else(|| "none".to_string(), |l| format!("{} URLs", l.len()));
+        let re = |r: &Option<Regex>| {
+            r.as_ref()
+                .map_or_else(|| "none".to_string(), |r| r.as_str().to_string())
+        };
+        let list = |l: &Option<HashSet<String>>| {
+            l.as_ref()
+                .map_or_else(|| "none".to_string(), |l| format!("{} URLs", l.len()))
+        };
         vec![
             ("Eligibility: both roles".into(), "a valid vector; status 200 and HTML content when known; not a redirect, not canonicalised elsewhere".into()),
             ("Eligibility: destination".into(), "indexable when known (noindex pages cannot rank for what a link says)".into()),
@@ -77,11 +83,22 @@ pub struct Decision {
 /// Decide both roles for a resolved page at `url`.
 pub fn decide(url: &str, facts: &PageFacts, rules: &EligibilityRules) -> Decision {
     if let Some(shared) = shared_reason(facts, rules) {
-        return Decision { source: Err(shared.clone()), destination: Err(shared) };
+        return Decision {
+            source: Err(shared.clone()),
+            destination: Err(shared),
+        };
     }
     let mut destination = Ok(());
-    if facts.indexability.as_deref().is_some_and(|i| i.trim().eq_ignore_ascii_case("non-indexable")) {
-        let why = if facts.indexability_status.is_empty() { "not indexable".to_string() } else { format!("not indexable ({})", facts.indexability_status) };
+    if facts
+        .indexability
+        .as_deref()
+        .is_some_and(|i| i.trim().eq_ignore_ascii_case("non-indexable"))
+    {
+        let why = if facts.indexability_status.is_empty() {
+            "not indexable".to_string()
+        } else {
+            format!("not indexable ({})", facts.indexability_status)
+        };
         destination = Err(why);
     } else if robots_has(&facts.meta_robots, "noindex") {
         destination = Err("not indexable (noindex)".into());
@@ -91,12 +108,27 @@ pub fn decide(url: &str, facts: &PageFacts, rules: &EligibilityRules) -> Decisio
         source = Err("meta robots nofollow".into());
     }
     if destination.is_ok() {
-        destination = by_rules(url, rules.destination_include.as_ref(), rules.destination_exclude.as_ref(), rules.destination_list.as_ref(), "destination");
+        destination = by_rules(
+            url,
+            rules.destination_include.as_ref(),
+            rules.destination_exclude.as_ref(),
+            rules.destination_list.as_ref(),
+            "destination",
+        );
     }
     if source.is_ok() {
-        source = by_rules(url, rules.source_include.as_ref(), rules.source_exclude.as_ref(), rules.source_list.as_ref(), "source");
+        source = by_rules(
+            url,
+            rules.source_include.as_ref(),
+            rules.source_exclude.as_ref(),
+            rules.source_list.as_ref(),
+            "source",
+        );
     }
-    Decision { source, destination }
+    Decision {
+        source,
+        destination,
+    }
 }
 
 fn shared_reason(facts: &PageFacts, rules: &EligibilityRules) -> Option<String> {
@@ -123,10 +155,18 @@ fn shared_reason(facts: &PageFacts, rules: &EligibilityRules) -> Option<String> 
 }
 
 fn robots_has(robots: &str, directive: &str) -> bool {
-    robots.split([',', ' ']).any(|d| d.trim().eq_ignore_ascii_case(directive))
+    robots
+        .split([',', ' '])
+        .any(|d| d.trim().eq_ignore_ascii_case(directive))
 }
 
-fn by_rules(url: &str, include: Option<&Regex>, exclude: Option<&Regex>, list: Option<&HashSet<String>>, role: &str) -> Result<(), String> {
+fn by_rules(
+    url: &str,
+    include: Option<&Regex>,
+    exclude: Option<&Regex>,
+    list: Option<&HashSet<String>>,
+    role: &str,
+) -> Result<(), String> {
     if let Some(re) = include
         && !re.is_match(url)
     {
@@ -150,25 +190,96 @@ mod tests {
     use super::*;
 
     fn ok() -> PageFacts {
-        PageFacts { status_code: Some(200), content_type: Some("text/html; charset=utf-8".into()), indexability: Some("Indexable".into()), word_count: Some(500), ..PageFacts::default() }
+        PageFacts {
+            status_code: Some(200),
+            content_type: Some("text/html; charset=utf-8".into()),
+            indexability: Some("Indexable".into()),
+            word_count: Some(500),
+            ..PageFacts::default()
+        }
     }
 
     #[test]
     fn each_rule_gives_its_reason() {
-        let rules = EligibilityRules { min_words: 50, ..EligibilityRules::default() };
+        let rules = EligibilityRules {
+            min_words: 50,
+            ..EligibilityRules::default()
+        };
         let d = decide("https://a/", &ok(), &rules);
-        assert_eq!(d, Decision { source: Ok(()), destination: Ok(()) });
-        let d = decide("https://a/", &PageFacts { status_code: Some(404), ..ok() }, &rules);
+        assert_eq!(
+            d,
+            Decision {
+                source: Ok(()),
+                destination: Ok(())
+            }
+        );
+        let d = decide(
+            "https://a/",
+            &PageFacts {
+                status_code: Some(404),
+                ..ok()
+            },
+            &rules,
+        );
         assert_eq!(d.source, Err("status 404".into()));
-        let d = decide("https://a/", &PageFacts { content_type: Some("text/css".into()), ..ok() }, &rules);
+        let d = decide(
+            "https://a/",
+            &PageFacts {
+                content_type: Some("text/css".into()),
+                ..ok()
+            },
+            &rules,
+        );
         assert_eq!(d.destination, Err("not an HTML page (text/css)".into()));
-        let d = decide("https://a/", &PageFacts { word_count: Some(12), ..ok() }, &rules);
+        let d = decide(
+            "https://a/",
+            &PageFacts {
+                word_count: Some(12),
+                ..ok()
+            },
+            &rules,
+        );
         assert_eq!(d.destination, Err("thin: 12 words (minimum 50)".into()));
-        let d = decide("https://a/", &PageFacts { indexability: Some("Non-Indexable".into()), indexability_status: "noindex".into(), ..ok() }, &rules);
-        assert_eq!(d, Decision { source: Ok(()), destination: Err("not indexable (noindex)".into()) });
-        let d = decide("https://a/", &PageFacts { meta_robots: "noindex, nofollow".into(), indexability: None, ..ok() }, &rules);
-        assert_eq!(d, Decision { source: Err("meta robots nofollow".into()), destination: Err("not indexable (noindex)".into()) });
-        let d = decide("https://a/", &PageFacts { no_vector: Some("no vector: empty cell".into()), ..ok() }, &rules);
+        let d = decide(
+            "https://a/",
+            &PageFacts {
+                indexability: Some("Non-Indexable".into()),
+                indexability_status: "noindex".into(),
+                ..ok()
+            },
+            &rules,
+        );
+        assert_eq!(
+            d,
+            Decision {
+                source: Ok(()),
+                destination: Err("not indexable (noindex)".into())
+            }
+        );
+        let d = decide(
+            "https://a/",
+            &PageFacts {
+                meta_robots: "noindex, nofollow".into(),
+                indexability: None,
+                ..ok()
+            },
+            &rules,
+        );
+        assert_eq!(
+            d,
+            Decision {
+                source: Err("meta robots nofollow".into()),
+                destination: Err("not indexable (noindex)".into())
+            }
+        );
+        let d = decide(
+            "https://a/",
+            &PageFacts {
+                no_vector: Some("no vector: empty cell".into()),
+                ..ok()
+            },
+            &rules,
+        );
         assert_eq!(d.source, Err("no vector: empty cell".into()));
     }
 
@@ -182,9 +293,15 @@ mod tests {
         };
         let d = decide("https://a/tag/x", &ok(), &rules);
         assert_eq!(d.source, Err("matched by --exclude-source".into()));
-        assert_eq!(d.destination, Err("not matched by --include-destination".into()));
+        assert_eq!(
+            d.destination,
+            Err("not matched by --include-destination".into())
+        );
         let d = decide("https://a/blog/y", &ok(), &rules);
         assert_eq!(d.destination, Err("not in the destination URL list".into()));
-        assert_eq!(decide("https://a/blog/x", &ok(), &rules).destination, Ok(()));
+        assert_eq!(
+            decide("https://a/blog/x", &ok(), &rules).destination,
+            Ok(())
+        );
     }
 }

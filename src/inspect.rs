@@ -24,8 +24,26 @@ pub fn describe(path: &Path, embedding_column: Option<&str>) -> (String, u64) {
         }
     };
     let header = table.header();
-    let _ = writeln!(out, "  container: {}{}", table.source().container().describe(), table.source().sheet().map(|s| format!(", sheet \"{s}\"")).unwrap_or_default());
-    let _ = writeln!(out, "  header row: {}{}", header.row, if header.row > 1 { " (title rows above it are skipped)" } else { "" });
+    let _ = writeln!(
+        out,
+        "  container: {}{}",
+        table.source().container().describe(),
+        table
+            .source()
+            .sheet()
+            .map(|s| format!(", sheet \"{s}\""))
+            .unwrap_or_default()
+    );
+    let _ = writeln!(
+        out,
+        "  header row: {}{}",
+        header.row,
+        if header.row > 1 {
+            " (title rows above it are skipped)"
+        } else {
+            ""
+        }
+    );
     if let Some(lang) = header.language {
         let _ = writeln!(out, "  language: {lang} (read through the alias table)");
     }
@@ -37,10 +55,28 @@ pub fn describe(path: &Path, embedding_column: Option<&str>) -> (String, u64) {
         }
     };
     let role_names: Vec<String> = roles.iter().map(ToString::to_string).collect();
-    let _ = writeln!(out, "  role: {}", if roles.is_empty() { "none recognised".to_string() } else { role_names.join(" + ") });
+    let _ = writeln!(
+        out,
+        "  role: {}",
+        if roles.is_empty() {
+            "none recognised".to_string()
+        } else {
+            role_names.join(" + ")
+        }
+    );
     let _ = writeln!(out, "  era: {}", era(&table));
-    let mapped: Vec<String> = header.mapped().iter().map(|(c, n)| format!("{c:?}=\"{n}\"")).collect();
-    let _ = writeln!(out, "  columns mapped ({} of {}): {}", mapped.len(), header.names.len(), mapped.join(", "));
+    let mapped: Vec<String> = header
+        .mapped()
+        .iter()
+        .map(|(c, n)| format!("{c:?}=\"{n}\""))
+        .collect();
+    let _ = writeln!(
+        out,
+        "  columns mapped ({} of {}): {}",
+        mapped.len(),
+        header.names.len(),
+        mapped.join(", ")
+    );
 
     let mut report = Report::new();
     if roles.contains(&Role::Inlinks) {
@@ -62,13 +98,32 @@ pub fn describe(path: &Path, embedding_column: Option<&str>) -> (String, u64) {
     if roles.contains(&Role::Embeddings) {
         match embeddings::read(&table, embedding_column, &mut report) {
             Ok(e) => {
-                let _ = writeln!(out, "  vector column: \"{}\" ({})", e.column, e.choice.map_or("", |c| c.describe()));
-                let _ = writeln!(out, "  vectors: {} valid, dimension {}{}", e.vectors(), e.dim, e.model.as_ref().map(|m| format!(", model {m}")).unwrap_or_default());
+                let _ = writeln!(
+                    out,
+                    "  vector column: \"{}\" ({})",
+                    e.column,
+                    e.choice.map_or("", |c| c.describe())
+                );
+                let _ = writeln!(
+                    out,
+                    "  vectors: {} valid, dimension {}{}",
+                    e.vectors(),
+                    e.dim,
+                    e.model
+                        .as_ref()
+                        .map(|m| format!(", model {m}"))
+                        .unwrap_or_default()
+                );
                 let mut lengths: BTreeMap<String, u64> = BTreeMap::new();
                 for p in &e.pages {
                     let key = match (&p.vector, &p.problem) {
                         (Some(_), _) => format!("{} values", e.dim),
-                        (None, Some(problem)) if problem.contains("values") => problem.split(':').nth(1).unwrap_or(problem).trim().to_string(),
+                        (None, Some(problem)) if problem.contains("values") => problem
+                            .split(':')
+                            .nth(1)
+                            .unwrap_or(problem)
+                            .trim()
+                            .to_string(),
                         _ => "no vector".into(),
                     };
                     *lengths.entry(key).or_default() += 1;
@@ -83,8 +138,19 @@ pub fn describe(path: &Path, embedding_column: Option<&str>) -> (String, u64) {
     if roles.contains(&Role::Internal) && !roles.contains(&Role::Embeddings) {
         match internal::read(&table, &mut report) {
             Ok(i) => {
-                let html = i.urls.iter().filter(|u| embeddings::is_html(&u.content_type)).count();
-                let _ = writeln!(out, "  URLs: {} ({html} HTML){}", i.urls.len(), i.crawl_timestamp.map(|t| format!(", crawled {t}")).unwrap_or_default());
+                let html = i
+                    .urls
+                    .iter()
+                    .filter(|u| embeddings::is_html(&u.content_type))
+                    .count();
+                let _ = writeln!(
+                    out,
+                    "  URLs: {} ({html} HTML){}",
+                    i.urls.len(),
+                    i.crawl_timestamp
+                        .map(|t| format!(", crawled {t}"))
+                        .unwrap_or_default()
+                );
             }
             Err(e) => {
                 let _ = writeln!(out, "  error: {e}");
@@ -93,17 +159,31 @@ pub fn describe(path: &Path, embedding_column: Option<&str>) -> (String, u64) {
     }
     let mut rejected = 0;
     for s in report.files() {
-        let _ = writeln!(out, "  rows: {} read, {} skipped, {} rejected", s.read, s.skipped_total(), s.rejected);
+        let _ = writeln!(
+            out,
+            "  rows: {} read, {} skipped, {} rejected",
+            s.read,
+            s.skipped_total(),
+            s.rejected
+        );
         for (reason, n) in &s.skipped {
             let _ = writeln!(out, "    skipped {n}: {reason}");
         }
         rejected += s.rejected;
     }
     for r in report.rejections().iter().take(FIRST_PROBLEMS) {
-        let _ = writeln!(out, "  problem: row {}, column \"{}\": {}", r.row, r.column, r.problem);
+        let _ = writeln!(
+            out,
+            "  problem: row {}, column \"{}\": {}",
+            r.row, r.column, r.problem
+        );
     }
     if report.rejections().len() > FIRST_PROBLEMS {
-        let _ = writeln!(out, "  ... and {} more problems", report.rejections().len() - FIRST_PROBLEMS);
+        let _ = writeln!(
+            out,
+            "  ... and {} more problems",
+            report.rejections().len() - FIRST_PROBLEMS
+        );
     }
     (out, rejected)
 }
@@ -112,7 +192,11 @@ fn join_counts(counts: &BTreeMap<String, u64>) -> String {
     if counts.is_empty() {
         return "none".into();
     }
-    counts.iter().map(|(k, n)| format!("{} {n}", if k.is_empty() { "(empty)" } else { k })).collect::<Vec<_>>().join(", ")
+    counts
+        .iter()
+        .map(|(k, n)| format!("{} {n}", if k.is_empty() { "(empty)" } else { k }))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// The Screaming Frog era a header belongs to, from the columns that come and go.
@@ -133,7 +217,10 @@ fn era(table: &Table) -> String {
     }
     if h.is_internal() {
         let modern = h.find("Crawl Timestamp").is_some() || h.find("Indexability").is_some();
-        return format!("{} Internal export ({n} columns)", if modern { "modern (2018+)" } else { "older" });
+        return format!(
+            "{} Internal export ({n} columns)",
+            if modern { "modern (2018+)" } else { "older" }
+        );
     }
     if h.get(Col::Address).is_some() {
         return format!("URL table ({n} columns)");

@@ -17,6 +17,7 @@ pub mod normalize;
 pub mod progress;
 pub mod report;
 pub mod run;
+pub mod synthetic;
 pub mod workbook;
 
 use std::process::ExitCode;
@@ -51,7 +52,11 @@ pub fn run_cli(cli: Cli) -> Result<Status> {
             let config = config::RunConfig::from_args(&args)?;
             let outcome = run::run(&config)?;
             eprintln!("linkgap: {}", outcome.summary);
-            Ok(if outcome.rejected > 0 { Status::RowsRejected } else { Status::Clean })
+            Ok(if outcome.rejected > 0 {
+                Status::RowsRejected
+            } else {
+                Status::Clean
+            })
         }
         Command::Inspect(args) => {
             let mut rejected = 0;
@@ -62,7 +67,11 @@ pub fn run_cli(cli: Cli) -> Result<Status> {
                 rejected += r;
             }
             print_stdout(&text)?;
-            Ok(if rejected > 0 { Status::RowsRejected } else { Status::Clean })
+            Ok(if rejected > 0 {
+                Status::RowsRejected
+            } else {
+                Status::Clean
+            })
         }
     }
 }

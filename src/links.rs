@@ -23,13 +23,19 @@ pub struct LinkRules {
 
 impl Default for LinkRules {
     fn default() -> Self {
-        LinkRules { body_positions: vec!["Content".into()], template_share: 0.2, template_min_pages: 5 }
+        LinkRules {
+            body_positions: vec!["Content".into()],
+            template_share: 0.2,
+            template_min_pages: 5,
+        }
     }
 }
 
 impl LinkRules {
     fn is_body_position(&self, position: &str) -> bool {
-        self.body_positions.iter().any(|p| p.eq_ignore_ascii_case(position))
+        self.body_positions
+            .iter()
+            .any(|p| p.eq_ignore_ascii_case(position))
     }
 }
 
@@ -72,13 +78,28 @@ impl LinkCollector {
     }
 
     /// Take one All Inlinks row: used, or skipped with a reason.
-    pub fn add(&mut self, link: &LinkRow<'_>, urls: &mut UrlTable, url_rules: &Rules, link_rules: &LinkRules, report: &mut Report, stats: usize) {
+    pub fn add(
+        &mut self,
+        link: &LinkRow<'_>,
+        urls: &mut UrlTable,
+        url_rules: &Rules,
+        link_rules: &LinkRules,
+        report: &mut Report,
+        stats: usize,
+    ) {
         if link.kind == LinkKind::Other {
-            let reason = if link.type_text.is_empty() { "not a hyperlink (no Type)".to_string() } else { format!("not a hyperlink ({})", link.type_text) };
+            let reason = if link.type_text.is_empty() {
+                "not a hyperlink (no Type)".to_string()
+            } else {
+                format!("not a hyperlink ({})", link.type_text)
+            };
             report.skip(stats, &reason);
             return;
         }
-        let (Some(source), Some(destination)) = (self.id(link.source, urls, url_rules), self.id(link.destination, urls, url_rules)) else {
+        let (Some(source), Some(destination)) = (
+            self.id(link.source, urls, url_rules),
+            self.id(link.destination, urls, url_rules),
+        ) else {
             report.skip(stats, "not an http(s) URL (mailto:, tel:, javascript: ...)");
             return;
         };
@@ -98,7 +119,13 @@ impl LinkCollector {
             self.paths.insert(link.path.to_string(), p);
             p
         };
-        self.links.push(RawLink { source, destination, path, body_position: link_rules.is_body_position(link.position), nofollow: link.nofollow() });
+        self.links.push(RawLink {
+            source,
+            destination,
+            path,
+            body_position: link_rules.is_body_position(link.position),
+            nofollow: link.nofollow(),
+        });
     }
 
     /// Resolve every link to its pages and classify it. `resolved[id]` is where URL `id` leads.
@@ -116,14 +143,23 @@ impl LinkCollector {
             }
         }
         drop(seen_pair);
-        let floor = (rules.template_share * linking_pages.len() as f64).ceil().max(f64::from(rules.template_min_pages)) as u32;
-        let is_block = |path: u32, d: u32| rules.template_share > 0.0 && path != NO_PATH && block_pages.get(&(path, d)).is_some_and(|&n| n >= floor);
+        let floor = (rules.template_share * linking_pages.len() as f64)
+            .ceil()
+            .max(f64::from(rules.template_min_pages)) as u32;
+        let is_block = |path: u32, d: u32| {
+            rules.template_share > 0.0
+                && path != NO_PATH
+                && block_pages.get(&(path, d)).is_some_and(|&n| n >= floor)
+        };
 
         let mut set = LinkSet::default();
         for l in &self.links {
             let (s, via_s) = page(l.source);
             let (d, via_d) = page(l.destination);
-            if matches!(via_s, Via::Loop | Via::TooLong) || matches!(via_d, Via::Loop | Via::TooLong) || s == d {
+            if matches!(via_s, Via::Loop | Via::TooLong)
+                || matches!(via_d, Via::Loop | Via::TooLong)
+                || s == d
+            {
                 continue;
             }
             let flags = set.pairs.entry((s, d)).or_default();
@@ -140,7 +176,10 @@ impl LinkCollector {
             }
         }
         set.template_floor = floor;
-        set.reclassified_blocks = block_pages.iter().filter(|&(&(p, d), _)| is_block(p, d)).count();
+        set.reclassified_blocks = block_pages
+            .iter()
+            .filter(|&(&(p, d), _)| is_block(p, d))
+            .count();
         set
     }
 }
@@ -209,7 +248,10 @@ pub struct LinkSet {
 impl LinkSet {
     /// Flags of the directed pair `source → destination`.
     pub fn flags(&self, source: u32, destination: u32) -> LinkFlags {
-        self.pairs.get(&(source, destination)).copied().unwrap_or_default()
+        self.pairs
+            .get(&(source, destination))
+            .copied()
+            .unwrap_or_default()
     }
 
     /// Status of `source → destination`.

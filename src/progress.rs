@@ -17,7 +17,7 @@ impl Progress {
         Progress { quiet }
     }
 
-    fn bar(&self, bar: ProgressBar) -> ProgressBar {
+    fn bar(self, bar: ProgressBar) -> ProgressBar {
         if self.quiet {
             bar.set_draw_target(ProgressDrawTarget::hidden());
         } else {
@@ -28,16 +28,26 @@ impl Progress {
     }
 
     /// A spinner counting rows for a stage of unknown length.
-    pub fn rows(&self, stage: &str) -> ProgressBar {
+    pub fn rows(self, stage: &str) -> ProgressBar {
         let bar = ProgressBar::no_length().with_message(stage.to_string());
-        bar.set_style(ProgressStyle::with_template("{spinner} {msg}: {human_pos} rows ({per_sec}, {elapsed})").expect("valid template"));
+        bar.set_style(
+            ProgressStyle::with_template(
+                "{spinner} {msg}: {human_pos} rows ({per_sec}, {elapsed})",
+            )
+            .expect("valid template"),
+        );
         self.bar(bar)
     }
 
     /// A bar for a stage of known length.
-    pub fn items(&self, stage: &str, len: u64) -> ProgressBar {
+    pub fn items(self, stage: &str, len: u64) -> ProgressBar {
         let bar = ProgressBar::new(len).with_message(stage.to_string());
-        bar.set_style(ProgressStyle::with_template("{msg}: {wide_bar} {human_pos}/{human_len} ({per_sec}, ETA {eta})").expect("valid template"));
+        bar.set_style(
+            ProgressStyle::with_template(
+                "{msg}: {wide_bar} {human_pos}/{human_len} ({per_sec}, ETA {eta})",
+            )
+            .expect("valid template"),
+        );
         self.bar(bar)
     }
 }

@@ -96,7 +96,11 @@ impl Report {
             }
             return i;
         }
-        self.files.push(FileStats { file: file.to_string(), roles: vec![role], ..FileStats::default() });
+        self.files.push(FileStats {
+            file: file.to_string(),
+            roles: vec![role],
+            ..FileStats::default()
+        });
         self.files.len() - 1
     }
 
@@ -133,7 +137,10 @@ impl Report {
 
     /// Count a row skipped by a rule.
     pub fn skip(&mut self, file_index: usize, reason: &str) {
-        *self.files[file_index].skipped.entry(reason.to_string()).or_insert(0) += 1;
+        *self.files[file_index]
+            .skipped
+            .entry(reason.to_string())
+            .or_insert(0) += 1;
     }
 
     /// A sentence for the Run sheet and stderr.
@@ -169,7 +176,11 @@ impl Report {
 
 /// Cut a raw value to a readable length on a character boundary, newlines shown as `⏎`.
 pub fn preview(value: &str) -> String {
-    let mut out: String = value.chars().take(VALUE_PREVIEW_CHARS).map(|c| if c == '\n' || c == '\r' { '⏎' } else { c }).collect();
+    let mut out: String = value
+        .chars()
+        .take(VALUE_PREVIEW_CHARS)
+        .map(|c| if c == '\n' || c == '\r' { '⏎' } else { c })
+        .collect();
     if value.chars().count() > VALUE_PREVIEW_CHARS {
         out.push('…');
     }
@@ -202,6 +213,9 @@ mod tests {
         assert_eq!(s.read, s.used + s.skipped_total() + s.rejected);
         assert!(report.rejections()[0].value.chars().count() <= VALUE_PREVIEW_CHARS + 1);
         assert_eq!(report.file("a.csv", Role::Embeddings), f);
-        assert_eq!(report.files()[0].roles, vec![Role::Inlinks, Role::Embeddings]);
+        assert_eq!(
+            report.files()[0].roles,
+            vec![Role::Inlinks, Role::Embeddings]
+        );
     }
 }

@@ -6,7 +6,9 @@ use std::fs::{self, File};
 use std::io::{self, BufWriter};
 use std::path::{Path, PathBuf};
 
-use rust_xlsxwriter::{Color, DataValidation, Format, FormatAlign, FormatBorder, Workbook, Worksheet, XlsxError};
+use rust_xlsxwriter::{
+    Color, DataValidation, Format, FormatAlign, FormatBorder, Workbook, Worksheet, XlsxError,
+};
 
 use crate::links::LinkStatus;
 
@@ -40,7 +42,11 @@ impl Cell {
     /// Text, or `Empty` for an empty string.
     pub fn text(s: impl Into<String>) -> Cell {
         let s = s.into();
-        if s.is_empty() { Cell::Empty } else { Cell::Text(s) }
+        if s.is_empty() {
+            Cell::Empty
+        } else {
+            Cell::Text(s)
+        }
     }
 
     /// The cell as CSV text.
@@ -59,7 +65,11 @@ impl Cell {
 /// A spreadsheet program runs CSV text starting with = + - @ as a formula; a leading
 /// apostrophe keeps it text (the OWASP CSV-injection advice).
 fn guard_formula(s: &str) -> String {
-    if s.starts_with(['=', '+', '-', '@', '\t', '\r']) { format!("'{s}") } else { s.to_string() }
+    if s.starts_with(['=', '+', '-', '@', '\t', '\r']) {
+        format!("'{s}")
+    } else {
+        s.to_string()
+    }
 }
 
 /// A column: header and display width (in characters).
@@ -76,12 +86,20 @@ pub struct Column {
 impl Column {
     /// A column.
     pub fn new(name: impl Into<String>, width: f64) -> Column {
-        Column { name: name.into(), width, wrap: false }
+        Column {
+            name: name.into(),
+            width,
+            wrap: false,
+        }
     }
 
     /// A column whose text wraps.
     pub fn wrapped(name: impl Into<String>, width: f64) -> Column {
-        Column { name: name.into(), width, wrap: true }
+        Column {
+            name: name.into(),
+            width,
+            wrap: true,
+        }
     }
 }
 
@@ -103,17 +121,23 @@ pub struct Sheet {
 impl Sheet {
     /// An empty sheet.
     pub fn new(name: impl Into<String>, columns: Vec<Column>) -> Sheet {
-        Sheet { name: name.into(), columns, rows: Vec::new(), dropdowns: Vec::new(), key_value: false }
+        Sheet {
+            name: name.into(),
+            columns,
+            rows: Vec::new(),
+            dropdowns: Vec::new(),
+            key_value: false,
+        }
     }
 }
 
 /// Fill colours of the status cells (Excel's Good / Neutral / Bad palette).
 pub fn status_fill(status: LinkStatus) -> u32 {
     match status {
-        LinkStatus::Body | LinkStatus::BodyNofollow => 0xC6EFCE,
-        LinkStatus::TemplateOnly | LinkStatus::ViaRedirect => 0xFFEB9C,
-        LinkStatus::NotFound => 0xFFC7CE,
-        LinkStatus::NearDuplicate => 0xD9D9D9,
+        LinkStatus::Body | LinkStatus::BodyNofollow => 0x00C6_EFCE,
+        LinkStatus::TemplateOnly | LinkStatus::ViaRedirect => 0x00FF_EB9C,
+        LinkStatus::NotFound => 0x00FF_C7CE,
+        LinkStatus::NearDuplicate => 0x00D9_D9D9,
     }
 }
 
@@ -127,21 +151,48 @@ struct Formats {
 
 impl Formats {
     fn new() -> Formats {
-        let statuses = [LinkStatus::Body, LinkStatus::BodyNofollow, LinkStatus::ViaRedirect, LinkStatus::TemplateOnly, LinkStatus::NotFound, LinkStatus::NearDuplicate]
-            .into_iter()
-            .map(|s| (s, Format::new().set_background_color(Color::RGB(status_fill(s))).set_border(FormatBorder::Thin).set_border_color(Color::RGB(0xBFBFBF))))
-            .collect();
+        let statuses = [
+            LinkStatus::Body,
+            LinkStatus::BodyNofollow,
+            LinkStatus::ViaRedirect,
+            LinkStatus::TemplateOnly,
+            LinkStatus::NotFound,
+            LinkStatus::NearDuplicate,
+        ]
+        .into_iter()
+        .map(|s| {
+            (
+                s,
+                Format::new()
+                    .set_background_color(Color::RGB(status_fill(s)))
+                    .set_border(FormatBorder::Thin)
+                    .set_border_color(Color::RGB(0x00BF_BFBF)),
+            )
+        })
+        .collect();
         Formats {
-            header: Format::new().set_bold().set_font_color(Color::White).set_background_color(Color::RGB(0x305496)).set_text_wrap().set_align(FormatAlign::Top),
+            header: Format::new()
+                .set_bold()
+                .set_font_color(Color::White)
+                .set_background_color(Color::RGB(0x0030_5496))
+                .set_text_wrap()
+                .set_align(FormatAlign::Top),
             wrap: Format::new().set_text_wrap().set_align(FormatAlign::Top),
             percent: Format::new().set_num_format("0.0%"),
-            url: Format::new().set_font_color(Color::RGB(0x0563C1)).set_underline(rust_xlsxwriter::FormatUnderline::Single),
+            url: Format::new()
+                .set_font_color(Color::RGB(0x0005_63C1))
+                .set_underline(rust_xlsxwriter::FormatUnderline::Single),
             statuses,
         }
     }
 
     fn status(&self, s: LinkStatus) -> &Format {
-        &self.statuses.iter().find(|(k, _)| *k == s).expect("every status has a format").1
+        &self
+            .statuses
+            .iter()
+            .find(|(k, _)| *k == s)
+            .expect("every status has a format")
+            .1
     }
 }
 
@@ -160,12 +211,24 @@ pub fn write_xlsx(path: &Path, sheets: &[Sheet]) -> Result<(), XlsxError> {
     let mut workbook = Workbook::new();
     let formats = Formats::new();
     for sheet in sheets {
-        let chunks: Vec<&[Vec<Cell>]> = if sheet.rows.is_empty() { vec![&[][..]] } else { sheet.rows.chunks(MAX_DATA_ROWS).collect() };
+        let chunks: Vec<&[Vec<Cell>]> = if sheet.rows.is_empty() {
+            vec![&[][..]]
+        } else {
+            sheet.rows.chunks(MAX_DATA_ROWS).collect()
+        };
         let parts = chunks.len();
         for (part, rows) in chunks.into_iter().enumerate() {
             // Large sheets stream to disk row by row; small ones keep Excel's shared strings.
-            let ws = if sheet.rows.len() > 50_000 { workbook.add_worksheet_with_constant_memory()? } else { workbook.add_worksheet() };
-            let name = if parts > 1 { format!("{} ({})", sheet.name, part + 1) } else { sheet.name.clone() };
+            let ws = if sheet.rows.len() > 50_000 {
+                workbook.add_worksheet_with_constant_memory()?
+            } else {
+                workbook.add_worksheet()
+            };
+            let name = if parts > 1 {
+                format!("{} ({})", sheet.name, part + 1)
+            } else {
+                sheet.name.clone()
+            };
             ws.set_name(&name)?;
             write_sheet(ws, sheet, rows, &formats)?;
         }
@@ -176,7 +239,12 @@ pub fn write_xlsx(path: &Path, sheets: &[Sheet]) -> Result<(), XlsxError> {
     Ok(())
 }
 
-fn write_sheet(ws: &mut Worksheet, sheet: &Sheet, rows: &[Vec<Cell>], f: &Formats) -> Result<(), XlsxError> {
+fn write_sheet(
+    ws: &mut Worksheet,
+    sheet: &Sheet,
+    rows: &[Vec<Cell>],
+    f: &Formats,
+) -> Result<(), XlsxError> {
     for (c, col) in sheet.columns.iter().enumerate() {
         ws.set_column_width(c as u16, col.width)?;
         ws.write_string_with_format(0, c as u16, &col.name, &f.header)?;
@@ -191,7 +259,11 @@ fn write_sheet(ws: &mut Worksheet, sheet: &Sheet, rows: &[Vec<Cell>], f: &Format
                 Cell::Empty => {}
                 Cell::Text(s) => {
                     let s = cut(s, MAX_CELL_CHARS);
-                    if wrap { ws.write_string_with_format(r, c, s.as_ref(), &f.wrap)? } else { ws.write_string(r, c, s.as_ref())? };
+                    if wrap {
+                        ws.write_string_with_format(r, c, s.as_ref(), &f.wrap)?
+                    } else {
+                        ws.write_string(r, c, s.as_ref())?
+                    };
                 }
                 Cell::Url(u) => {
                     let linked = links < MAX_LINKS_PER_SHEET
@@ -223,14 +295,25 @@ fn write_sheet(ws: &mut Worksheet, sheet: &Sheet, rows: &[Vec<Cell>], f: &Format
         ws.autofilter(0, 0, last_row.max(1), last_col)?;
     }
     for (col, values) in &sheet.dropdowns {
-        let validation = DataValidation::new().allow_list_strings(values)?.ignore_blank(true);
-        ws.add_data_validation(1, *col as u16, MAX_DATA_ROWS as u32, *col as u16, &validation)?;
+        let validation = DataValidation::new()
+            .allow_list_strings(values)?
+            .ignore_blank(true);
+        ws.add_data_validation(
+            1,
+            *col as u16,
+            MAX_DATA_ROWS as u32,
+            *col as u16,
+            &validation,
+        )?;
     }
     Ok(())
 }
 
 fn temp_path(path: &Path) -> PathBuf {
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "workbook.xlsx".into());
+    let name = path.file_name().map_or_else(
+        || "workbook.xlsx".into(),
+        |n| n.to_string_lossy().into_owned(),
+    );
     path.with_file_name(format!(".{name}.{}.tmp", std::process::id()))
 }
 
@@ -259,7 +342,10 @@ mod tests {
 
     #[test]
     fn csv_text_never_starts_a_formula() {
-        assert_eq!(Cell::text("=HYPERLINK(\"x\")").csv_text(), "'=HYPERLINK(\"x\")");
+        assert_eq!(
+            Cell::text("=HYPERLINK(\"x\")").csv_text(),
+            "'=HYPERLINK(\"x\")"
+        );
         assert_eq!(Cell::text("-1 is text here").csv_text(), "'-1 is text here");
         assert_eq!(Cell::Int(-1).csv_text(), "-1");
         assert_eq!(Cell::text("plain").csv_text(), "plain");

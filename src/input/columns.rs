@@ -43,9 +43,15 @@ const ALIASES: &[(Col, &[&str])] = &[
     (Col::Type, &["type"]),
     (Col::Source, &["source", "from", "source url"]),
     (Col::Destination, &["destination", "to", "destination url"]),
-    (Col::Anchor, &["anchor", "anchor text", "ancrage", "texte d'ancrage"]),
+    (
+        Col::Anchor,
+        &["anchor", "anchor text", "ancrage", "texte d'ancrage"],
+    ),
     (Col::AltText, &["alt text", "texte alternatif"]),
-    (Col::StatusCode, &["status code", "code de statut", "code de réponse"]),
+    (
+        Col::StatusCode,
+        &["status code", "code de statut", "code de réponse"],
+    ),
     (Col::Status, &["status", "statut"]),
     (Col::Follow, &["follow", "suivre"]),
     (Col::Rel, &["rel"]),
@@ -54,16 +60,47 @@ const ALIASES: &[(Col, &[&str])] = &[
     (Col::LinkOrigin, &["link origin", "origine du lien"]),
     (Col::SourceSegments, &["source segments"]),
     (Col::DestinationSegments, &["destination segments"]),
-    (Col::Address, &["address", "url", "adresse", "page", "page url", "original url", "loc"]),
-    (Col::ContentType, &["content type", "content", "type de contenu"]),
+    (
+        Col::Address,
+        &[
+            "address",
+            "url",
+            "adresse",
+            "page",
+            "page url",
+            "original url",
+            "loc",
+        ],
+    ),
+    (
+        Col::ContentType,
+        &["content type", "content", "type de contenu"],
+    ),
     (Col::Indexability, &["indexability", "indexabilité"]),
-    (Col::IndexabilityStatus, &["indexability status", "statut d'indexabilité"]),
-    (Col::Canonical, &["canonical link element 1", "canonical link element", "canonical", "élément de lien canonique 1"]),
-    (Col::RedirectUrl, &["redirect url", "redirect uri", "url de redirection"]),
+    (
+        Col::IndexabilityStatus,
+        &["indexability status", "statut d'indexabilité"],
+    ),
+    (
+        Col::Canonical,
+        &[
+            "canonical link element 1",
+            "canonical link element",
+            "canonical",
+            "élément de lien canonique 1",
+        ],
+    ),
+    (
+        Col::RedirectUrl,
+        &["redirect url", "redirect uri", "url de redirection"],
+    ),
     (Col::WordCount, &["word count", "nombre de mots"]),
     (Col::Title, &["title 1", "title", "titre 1"]),
     (Col::MetaRobots, &["meta robots 1", "meta robots"]),
-    (Col::CrawlTimestamp, &["crawl timestamp", "horodatage de l'exploration"]),
+    (
+        Col::CrawlTimestamp,
+        &["crawl timestamp", "horodatage de l'exploration"],
+    ),
     (Col::Hash, &["hash"]),
     (Col::Segments, &["segments", "segment"]),
 ];
@@ -94,11 +131,23 @@ const FOREIGN_HEADERS: &[(&str, &str)] = &[
 ];
 
 /// French header words: read through the alias table, but worth saying in `inspect`.
-const FRENCH_MARKERS: &[&str] = &["ancrage", "position du lien", "code de statut", "adresse", "origine du lien", "suivre"];
+const FRENCH_MARKERS: &[&str] = &[
+    "ancrage",
+    "position du lien",
+    "code de statut",
+    "adresse",
+    "origine du lien",
+    "suivre",
+];
 
 /// How a header should be compared: trimmed, lower-case, inner whitespace collapsed.
 pub fn fold(name: &str) -> String {
-    name.trim().trim_start_matches('\u{FEFF}').split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase()
+    name.trim()
+        .trim_start_matches('\u{FEFF}')
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase()
 }
 
 /// A located header row and what its columns mean.
@@ -116,7 +165,10 @@ pub struct Header {
 impl Header {
     /// Map a header record. Returns `None` when it has no column linkgap recognises.
     pub fn from_record(row: u64, record: &StringRecord) -> Option<Header> {
-        let names: Vec<String> = record.iter().map(|s| s.trim().trim_start_matches('\u{FEFF}').to_string()).collect();
+        let names: Vec<String> = record
+            .iter()
+            .map(|s| s.trim().trim_start_matches('\u{FEFF}').to_string())
+            .collect();
         let mut map = HashMap::new();
         for (i, name) in names.iter().enumerate() {
             let folded = fold(name);
@@ -127,8 +179,17 @@ impl Header {
                 }
             }
         }
-        let language = names.iter().any(|n| FRENCH_MARKERS.contains(&fold(n).as_str())).then_some("French");
-        Some(Header { row, names, map, language }).filter(|h| h.is_inlinks() || h.map.contains_key(&Col::Address))
+        let language = names
+            .iter()
+            .any(|n| FRENCH_MARKERS.contains(&fold(n).as_str()))
+            .then_some("French");
+        Some(Header {
+            row,
+            names,
+            map,
+            language,
+        })
+        .filter(|h| h.is_inlinks() || h.map.contains_key(&Col::Address))
     }
 
     /// Index of a known column.
@@ -150,22 +211,40 @@ impl Header {
     /// Whether this looks like Internal: All / Internal: HTML.
     pub fn is_internal(&self) -> bool {
         self.map.contains_key(&Col::Address)
-            && [Col::Indexability, Col::Canonical, Col::RedirectUrl, Col::WordCount, Col::Title].iter().any(|c| self.map.contains_key(c))
+            && [
+                Col::Indexability,
+                Col::Canonical,
+                Col::RedirectUrl,
+                Col::WordCount,
+                Col::Title,
+            ]
+            .iter()
+            .any(|c| self.map.contains_key(c))
     }
 
     /// The embedding column chosen by name: an exact Screaming Frog name, else a header that
     /// mentions embeddings or vectors.
     pub fn embedding_column_by_name(&self) -> Option<usize> {
         let folded: Vec<String> = self.names.iter().map(|n| fold(n)).collect();
-        if let Some(i) = folded.iter().position(|n| KNOWN_EMBEDDING_COLUMNS.contains(&n.as_str())) {
+        if let Some(i) = folded
+            .iter()
+            .position(|n| KNOWN_EMBEDDING_COLUMNS.contains(&n.as_str()))
+        {
             return Some(i);
         }
-        folded.iter().position(|n| n.contains("embedding")).or_else(|| folded.iter().position(|n| n.contains("vector")))
+        folded
+            .iter()
+            .position(|n| n.contains("embedding"))
+            .or_else(|| folded.iter().position(|n| n.contains("vector")))
     }
 
     /// Columns linkgap mapped, for `inspect`.
     pub fn mapped(&self) -> Vec<(Col, &str)> {
-        let mut cols: Vec<(Col, &str)> = self.map.iter().map(|(c, i)| (*c, self.names[*i].as_str())).collect();
+        let mut cols: Vec<(Col, &str)> = self
+            .map
+            .iter()
+            .map(|(c, i)| (*c, self.names[*i].as_str()))
+            .collect();
         cols.sort();
         cols
     }
@@ -194,7 +273,13 @@ pub fn explain_missing_header(first_rows: &[StringRecord]) -> String {
 
 /// Whether a cell looks like a vector: many comma-separated numbers.
 pub fn looks_like_vector(cell: &str) -> bool {
-    let body = cell.rsplit(';').next().unwrap_or(cell).trim().trim_start_matches('[').trim_end_matches(']');
+    let body = cell
+        .rsplit(';')
+        .next()
+        .unwrap_or(cell)
+        .trim()
+        .trim_start_matches('[')
+        .trim_end_matches(']');
     let mut count = 0;
     for token in body.split(',').take(32) {
         if token.trim().parse::<f32>().is_err() {
@@ -215,15 +300,39 @@ mod tests {
 
     #[test]
     fn maps_modern_legacy_and_french_headers() {
-        let h = Header::from_record(1, &rec(&["\u{FEFF}Type", "Source", "Destination", "Size (Bytes)", "Link Position"])).unwrap();
+        let h = Header::from_record(
+            1,
+            &rec(&[
+                "\u{FEFF}Type",
+                "Source",
+                "Destination",
+                "Size (Bytes)",
+                "Link Position",
+            ]),
+        )
+        .unwrap();
         assert!(h.is_inlinks());
         assert_eq!(h.get(Col::Type), Some(0));
         assert_eq!(h.get(Col::LinkPosition), Some(4));
-        let fr = Header::from_record(2, &rec(&["Type", "Source", "Destination", "Ancrage", "Position du lien"])).unwrap();
+        let fr = Header::from_record(
+            2,
+            &rec(&[
+                "Type",
+                "Source",
+                "Destination",
+                "Ancrage",
+                "Position du lien",
+            ]),
+        )
+        .unwrap();
         assert_eq!(fr.get(Col::Anchor), Some(3));
         assert_eq!(fr.get(Col::LinkPosition), Some(4));
         assert_eq!(fr.language, Some("French"));
-        let internal = Header::from_record(1, &rec(&["Address", "Content", "Status Code", "Level", "Redirect URI"])).unwrap();
+        let internal = Header::from_record(
+            1,
+            &rec(&["Address", "Content", "Status Code", "Level", "Redirect URI"]),
+        )
+        .unwrap();
         assert!(internal.is_internal());
         assert_eq!(internal.get(Col::ContentType), Some(1));
         assert!(Header::from_record(1, &rec(&["All Inlinks"])).is_none());
@@ -231,9 +340,21 @@ mod tests {
 
     #[test]
     fn finds_embedding_columns_by_name() {
-        let h = Header::from_record(1, &rec(&["Address", "Status Code", "(ChatGPT) Extract embeddings from page content 1"])).unwrap();
+        let h = Header::from_record(
+            1,
+            &rec(&[
+                "Address",
+                "Status Code",
+                "(ChatGPT) Extract embeddings from page content 1",
+            ]),
+        )
+        .unwrap();
         assert_eq!(h.embedding_column_by_name(), Some(2));
-        let h = Header::from_record(1, &rec(&["url", "title", "Vector Embedding text-embedding-004"])).unwrap();
+        let h = Header::from_record(
+            1,
+            &rec(&["url", "title", "Vector Embedding text-embedding-004"]),
+        )
+        .unwrap();
         assert_eq!(h.embedding_column_by_name(), Some(2));
     }
 
@@ -246,8 +367,12 @@ mod tests {
     #[test]
     fn vector_detection() {
         assert!(looks_like_vector("0.1,0.2,0.3,0.4,0.5,0.6,0.7,-8.9E-4"));
-        assert!(looks_like_vector("model=m;dims=8;0.1,0.2,0.3,0.4,0.5,0.6,0.7,1e-7"));
-        assert!(!looks_like_vector("No data returned. Ensure you call 'return seoSpider.data(your_data)'"));
+        assert!(looks_like_vector(
+            "model=m;dims=8;0.1,0.2,0.3,0.4,0.5,0.6,0.7,1e-7"
+        ));
+        assert!(!looks_like_vector(
+            "No data returned. Ensure you call 'return seoSpider.data(your_data)'"
+        ));
         assert!(!looks_like_vector("1,2"));
     }
 }

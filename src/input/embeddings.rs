@@ -82,7 +82,7 @@ pub struct Embeddings {
 impl Embeddings {
     /// Number of valid vectors.
     pub fn vectors(&self) -> usize {
-        if self.dim == 0 { 0 } else { self.data.len() / self.dim }
+        self.data.len().checked_div(self.dim).unwrap_or(0)
     }
 
     /// The vector in row `i` of the matrix.
@@ -102,16 +102,25 @@ pub struct VectorColumn {
 }
 
 /// Find the vector column: by the name given, else by known header names, else by content.
-pub fn find_vector_column(table: &Table, named: Option<&str>) -> Result<Option<VectorColumn>, InputError> {
+pub fn find_vector_column(
+    table: &Table,
+    named: Option<&str>,
+) -> Result<Option<VectorColumn>, InputError> {
     let header = table.header();
     if let Some(name) = named {
-        return Ok(header.find(name).map(|index| VectorColumn { index, choice: ColumnChoice::Named }));
+        return Ok(header.find(name).map(|index| VectorColumn {
+            index,
+            choice: ColumnChoice::Named,
+        }));
     }
     if header.is_inlinks() {
         return Ok(None);
     }
     if let Some(index) = header.embedding_column_by_name() {
-        return Ok(Some(VectorColumn { index, choice: ColumnChoice::ByName }));
+        return Ok(Some(VectorColumn {
+            index,
+            choice: ColumnChoice::ByName,
+        }));
     }
     let mut hits: BTreeMap<usize, u64> = BTreeMap::new();
     let header_row = header.row;
@@ -125,11 +134,21 @@ pub fn find_vector_column(table: &Table, named: Option<&str>) -> Result<Option<V
                     *hits.entry(i).or_default() += 1;
                 }
             }
-            if row > header_row + CONTENT_SCAN_ROWS { ControlFlow::Break(()) } else { ControlFlow::Continue(()) }
+            if row > header_row + CONTENT_SCAN_ROWS {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
         },
         &mut |_, _| {},
     )?;
-    Ok(hits.into_iter().max_by_key(|&(i, n)| (n, std::cmp::Reverse(i))).map(|(index, _)| VectorColumn { index, choice: ColumnChoice::ByContent }))
+    Ok(hits
+        .into_iter()
+        .max_by_key(|&(i, n)| (n, std::cmp::Reverse(i)))
+        .map(|(index, _)| VectorColumn {
+            index,
+            choice: ColumnChoice::ByContent,
+        }))
 }
 
 /// Why a cell is not a usable vector.
@@ -158,14 +177,26 @@ pub enum VectorProblem {
 impl std::fmt::Display for VectorProblem {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            VectorProblem::Empty => f.write_str("empty cell: expected a comma-separated list of numbers"),
+            VectorProblem::Empty => {
+                f.write_str("empty cell: expected a comma-separated list of numbers")
+            }
             VectorProblem::NotAVector(text) => {
-                write!(f, "the cell holds a message, not a vector: \"{}\"", crate::report::preview(text.trim()))
+                write!(
+                    f,
+                    "the cell holds a message, not a vector: \"{}\"",
+                    crate::report::preview(text.trim())
+                )
             }
             VectorProblem::BadNumber { position, token } => {
-                write!(f, "value {position} is not a number: \"{}\"", crate::report::preview(token))
+                write!(
+                    f,
+                    "value {position} is not a number: \"{}\"",
+                    crate::report::preview(token)
+                )
             }
-            VectorProblem::NotFinite { position } => write!(f, "value {position} is not finite (NaN or infinity)"),
+            VectorProblem::NotFinite { position } => {
+                write!(f, "value {position} is not finite (NaN or infinity)")
+            }
             VectorProblem::Zero => f.write_str("all values are zero, so similarity is undefined"),
         }
     }
@@ -174,7 +205,10 @@ impl std::fmt::Display for VectorProblem {
 /// Parse a vector cell into `out` (appended). Accepts JS (`1.2e-7`) and Java (`-8.9E-4`)
 /// number styles, optional brackets and spaces, and linkgap's `model=…;dims=…;` prefix,
 /// whose model name is returned.
-pub fn parse_vector<'c>(text: &'c str, out: &mut Vec<f32>) -> Result<Option<&'c str>, VectorProblem> {
+pub fn parse_vector<'c>(
+    text: &'c str,
+    out: &mut Vec<f32>,
+) -> Result<Option<&'c str>, VectorProblem> {
     let mut body = text.trim();
     if body.is_empty() {
         return Err(VectorProblem::Empty);
@@ -192,9 +226,16 @@ pub fn parse_vector<'c>(text: &'c str, out: &mut Vec<f32>) -> Result<Option<&'c 
     }
     let body = body.strip_prefix('[').unwrap_or(body);
     let body = body.strip_suffix(']').unwrap_or(body).trim();
-    let starts_numeric = body.bytes().next().is_some_and(|b| b.is_ascii_digit() || matches!(b, b'-' | b'+' | b'.'));
+    let starts_numeric = body
+        .bytes()
+        .next()
+        .is_some_and(|b| b.is_ascii_digit() || matches!(b, b'-' | b'+' | b'.'));
     if !starts_numeric {
-        return Err(if body.is_empty() { VectorProblem::Empty } else { VectorProblem::NotAVector(text.to_string()) });
+        return Err(if body.is_empty() {
+            VectorProblem::Empty
+        } else {
+            VectorProblem::NotAVector(text.to_string())
+        });
     }
     let start = out.len();
     let mut nonzero = false;
@@ -202,7 +243,14 @@ pub fn parse_vector<'c>(text: &'c str, out: &mut Vec<f32>) -> Result<Option<&'c 
         let token = token.trim();
         let value: f32 = token.parse().map_err(|_| {
             out.truncate(start);
-            if i == 0 { VectorProblem::NotAVector(text.to_string()) } else { VectorProblem::BadNumber { position: i + 1, token: token.to_string() } }
+            if i == 0 {
+                VectorProblem::NotAVector(text.to_string())
+            } else {
+                VectorProblem::BadNumber {
+                    position: i + 1,
+                    token: token.to_string(),
+                }
+            }
         })?;
         if !value.is_finite() {
             out.truncate(start);
@@ -220,7 +268,11 @@ pub fn parse_vector<'c>(text: &'c str, out: &mut Vec<f32>) -> Result<Option<&'c 
 
 /// Scale a vector to unit length in f64 so near-duplicates compare exactly.
 pub fn normalize_in_place(v: &mut [f32]) {
-    let norm = v.iter().map(|&x| f64::from(x) * f64::from(x)).sum::<f64>().sqrt();
+    let norm = v
+        .iter()
+        .map(|&x| f64::from(x) * f64::from(x))
+        .sum::<f64>()
+        .sqrt();
     if norm > 0.0 {
         for x in v {
             *x = (f64::from(*x) / norm) as f32;
@@ -229,16 +281,25 @@ pub fn normalize_in_place(v: &mut [f32]) {
 }
 
 /// Read an embeddings table. `named` is `--embedding-column`, if given.
-pub fn read(table: &Table, named: Option<&str>, report: &mut Report) -> Result<Embeddings, InputError> {
+pub fn read(
+    table: &Table,
+    named: Option<&str>,
+    report: &mut Report,
+) -> Result<Embeddings, InputError> {
     let Some(column) = find_vector_column(table, named)? else {
         let message = match named {
             Some(name) => format!("no column named \"{name}\"; the columns are: {}", table.header().names.join(", ")),
             None => "no embedding column: no header mentions embeddings and no column holds comma-separated numbers; name it with --embedding-column".to_string(),
         };
-        return Err(InputError::Role { path: table.source().path().to_path_buf(), message });
+        return Err(InputError::Role {
+            path: table.source().path().to_path_buf(),
+            message,
+        });
     };
     let header = table.header();
-    let url_col = header.get(Col::Address).or_else(|| (column.index != 0).then_some(0));
+    let url_col = header
+        .get(Col::Address)
+        .or_else(|| (column.index != 0).then_some(0));
     let status_col = header.get(Col::StatusCode);
     let type_col = header.get(Col::ContentType);
     let index_col = header.get(Col::Indexability);
@@ -247,7 +308,12 @@ pub fn read(table: &Table, named: Option<&str>, report: &mut Report) -> Result<E
     let column_name = header.name(column.index).to_string();
     let stats = report.file(table.name(), Role::Embeddings);
 
-    let mut out = Embeddings { file: table.name().to_string(), column: column_name.clone(), choice: Some(column.choice), ..Embeddings::default() };
+    let mut out = Embeddings {
+        file: table.name().to_string(),
+        column: column_name.clone(),
+        choice: Some(column.choice),
+        ..Embeddings::default()
+    };
     // Vectors of any length are kept (offset, len) until the file is read, then the most common
     // length wins: the first row is not trusted to be the right one.
     let mut spans: Vec<(usize, usize, usize)> = Vec::new(); // (page index, offset, len)
@@ -258,22 +324,49 @@ pub fn read(table: &Table, named: Option<&str>, report: &mut Report) -> Result<E
     table.rows(report, stats, &mut |report, row, record: &StringRecord| {
         let url = cell(record, url_col);
         if url.is_empty() {
-            report.reject(stats, table.rejection(row, url_col.map_or("", |i| header.name(i)), "no URL in this row", ""));
+            report.reject(
+                stats,
+                table.rejection(
+                    row,
+                    url_col.map_or("", |i| header.name(i)),
+                    "no URL in this row",
+                    "",
+                ),
+            );
             return;
         }
         if let Err(issue) = crate::normalize::normalize(url, &crate::normalize::Rules::default()) {
-            report.reject(stats, table.rejection(row, url_col.map_or("", |i| header.name(i)), issue.to_string(), url));
+            report.reject(
+                stats,
+                table.rejection(
+                    row,
+                    url_col.map_or("", |i| header.name(i)),
+                    issue.to_string(),
+                    url,
+                ),
+            );
             return;
         }
         let raw = record.get(column.index).unwrap_or("");
-        let status_code = cell(record, status_col).split('.').next().and_then(|s| s.parse::<u16>().ok());
+        let status_code = cell(record, status_col)
+            .split('.')
+            .next()
+            .and_then(|s| s.parse::<u16>().ok());
         let content_type = Some(cell(record, type_col).to_string()).filter(|s| !s.is_empty());
         let indexability = Some(cell(record, index_col).to_string()).filter(|s| !s.is_empty());
         let time = cell(record, time_col);
         if !time.is_empty() && latest_time.as_deref().is_none_or(|t| t < time) {
             latest_time = Some(time.to_string());
         }
-        let mut page = EmbeddedPage { url: url.to_string(), row, vector: None, problem: None, status_code, content_type, indexability };
+        let mut page = EmbeddedPage {
+            url: url.to_string(),
+            row,
+            vector: None,
+            problem: None,
+            status_code,
+            content_type,
+            indexability,
+        };
         let offset = out.data.len();
         match parse_vector(raw, &mut out.data) {
             Ok(model) => {
@@ -283,14 +376,20 @@ pub fn read(table: &Table, named: Option<&str>, report: &mut Report) -> Result<E
                 spans.push((out.pages.len(), offset, out.data.len() - offset));
                 cell_chars.push(raw.len());
             }
-            Err(VectorProblem::Empty) if status_code.is_some_and(|c| c != 200) || page.content_type.as_deref().is_some_and(|t| !is_html(t)) => {
+            Err(VectorProblem::Empty)
+                if status_code.is_some_and(|c| c != 200)
+                    || page.content_type.as_deref().is_some_and(|t| !is_html(t)) =>
+            {
                 // Screaming Frog runs snippets only on 200 HTML pages; an empty cell elsewhere is expected.
                 page.problem = Some("no vector (not a 200 HTML page)".into());
                 report.skip(stats, "no vector expected: not a 200 HTML page");
             }
             Err(problem) => {
                 page.problem = Some(format!("no vector: {problem}"));
-                report.reject(stats, table.rejection(row, &column_name, problem.to_string(), raw));
+                report.reject(
+                    stats,
+                    table.rejection(row, &column_name, problem.to_string(), raw),
+                );
             }
         }
         out.pages.push(page);
@@ -298,10 +397,16 @@ pub fn read(table: &Table, named: Option<&str>, report: &mut Report) -> Result<E
     out.crawl_timestamp = latest_time;
 
     if models.len() > 1 {
-        let list: Vec<String> = models.iter().map(|(m, n)| format!("{m} ({n} rows)")).collect();
+        let list: Vec<String> = models
+            .iter()
+            .map(|(m, n)| format!("{m} ({n} rows)"))
+            .collect();
         return Err(InputError::Role {
             path: table.source().path().to_path_buf(),
-            message: format!("vectors from more than one model cannot be compared: {}; re-crawl with one model", list.join(", ")),
+            message: format!(
+                "vectors from more than one model cannot be compared: {}; re-crawl with one model",
+                list.join(", ")
+            ),
         });
     }
     out.model = models.into_keys().next();
@@ -311,7 +416,10 @@ pub fn read(table: &Table, named: Option<&str>, report: &mut Report) -> Result<E
         *by_len.entry(len).or_default() += 1;
     }
     // Most rows wins; on a tie the longer vector, since truncation only ever shortens.
-    out.dim = by_len.iter().max_by_key(|&(len, n)| (*n, *len)).map_or(0, |(len, _)| *len);
+    out.dim = by_len
+        .iter()
+        .max_by_key(|&(len, n)| (*n, *len))
+        .map_or(0, |(len, _)| *len);
     let dim = out.dim;
     let mut write = 0usize;
     let mut next_vector = 0u32;
@@ -361,7 +469,10 @@ mod tests {
         assert_eq!(parse_vector(" [0.1, 0.2 ,0.3] ", &mut v), Ok(None));
         assert_eq!(v.len(), 3);
         v.clear();
-        assert_eq!(parse_vector("model=text-embedding-3-small;dims=2;0.1,0.2", &mut v), Ok(Some("text-embedding-3-small")));
+        assert_eq!(
+            parse_vector("model=text-embedding-3-small;dims=2;0.1,0.2", &mut v),
+            Ok(Some("text-embedding-3-small"))
+        );
         assert_eq!(v, vec![0.1, 0.2]);
     }
 
@@ -369,12 +480,36 @@ mod tests {
     fn reports_error_cells_precisely() {
         let mut v = vec![9.0];
         assert_eq!(parse_vector("", &mut v), Err(VectorProblem::Empty));
-        assert!(matches!(parse_vector("No data returned. Ensure you call 'return seoSpider.data(your_data)'", &mut v), Err(VectorProblem::NotAVector(_))));
-        assert!(matches!(parse_vector("{\"error\": {\"message\": \"Rate limit\"}}", &mut v), Err(VectorProblem::NotAVector(_))));
-        assert_eq!(parse_vector("0.1,abc,0.3", &mut v), Err(VectorProblem::BadNumber { position: 2, token: "abc".into() }));
-        assert_eq!(parse_vector("0.1,0.2,", &mut v), Err(VectorProblem::BadNumber { position: 3, token: String::new() }));
+        assert!(matches!(
+            parse_vector(
+                "No data returned. Ensure you call 'return seoSpider.data(your_data)'",
+                &mut v
+            ),
+            Err(VectorProblem::NotAVector(_))
+        ));
+        assert!(matches!(
+            parse_vector("{\"error\": {\"message\": \"Rate limit\"}}", &mut v),
+            Err(VectorProblem::NotAVector(_))
+        ));
+        assert_eq!(
+            parse_vector("0.1,abc,0.3", &mut v),
+            Err(VectorProblem::BadNumber {
+                position: 2,
+                token: "abc".into()
+            })
+        );
+        assert_eq!(
+            parse_vector("0.1,0.2,", &mut v),
+            Err(VectorProblem::BadNumber {
+                position: 3,
+                token: String::new()
+            })
+        );
         assert_eq!(parse_vector("0,0,0", &mut v), Err(VectorProblem::Zero));
-        assert_eq!(parse_vector("0.1,NaN", &mut v), Err(VectorProblem::NotFinite { position: 2 }));
+        assert_eq!(
+            parse_vector("0.1,NaN", &mut v),
+            Err(VectorProblem::NotFinite { position: 2 })
+        );
         assert_eq!(v, vec![9.0], "a failed parse leaves the buffer as it was");
     }
 }

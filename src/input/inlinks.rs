@@ -34,7 +34,7 @@ pub struct LinkRow<'r> {
     pub destination: &'r str,
     /// Link Position (Content, Navigation, Header, Footer, Aside, Sidebar, Head, custom).
     pub position: &'r str,
-    /// Link Path, the XPath of the `<a>`.
+    /// Link Path, the `XPath` of the `<a>`.
     pub path: &'r str,
     /// Follow flag; `None` when the export has no Follow column or the cell is empty.
     pub follow: Option<bool>,
@@ -45,16 +45,26 @@ pub struct LinkRow<'r> {
 impl LinkRow<'_> {
     /// Whether the link is nofollow, by the Follow flag or the rel attribute.
     pub fn nofollow(&self) -> bool {
-        self.follow == Some(false) || self.rel.split_ascii_whitespace().any(|r| r.eq_ignore_ascii_case("nofollow"))
+        self.follow == Some(false)
+            || self
+                .rel
+                .split_ascii_whitespace()
+                .any(|r| r.eq_ignore_ascii_case("nofollow"))
     }
 }
 
 /// Map a Type cell of any era or UI language.
 pub fn link_kind(type_text: &str) -> LinkKind {
     let t = type_text.trim();
-    if ["hyperlink", "href", "ahref", "hyperlien"].iter().any(|k| t.eq_ignore_ascii_case(k)) {
+    if ["hyperlink", "href", "ahref", "hyperlien"]
+        .iter()
+        .any(|k| t.eq_ignore_ascii_case(k))
+    {
         LinkKind::Hyperlink
-    } else if ["http redirect", "redirection http"].iter().any(|k| t.eq_ignore_ascii_case(k)) {
+    } else if ["http redirect", "redirection http"]
+        .iter()
+        .any(|k| t.eq_ignore_ascii_case(k))
+    {
         LinkKind::Redirect
     } else {
         LinkKind::Other
@@ -74,7 +84,11 @@ pub fn position_name(position: &str) -> &str {
 
 /// Stream every row of an All Inlinks table to `visit`. Rows without a Source or Destination
 /// are rejected here; the visitor decides whether a well-formed row is used or skipped.
-pub fn read(table: &Table, report: &mut Report, visit: &mut dyn FnMut(&mut Report, usize, &LinkRow<'_>)) -> Result<(), InputError> {
+pub fn read(
+    table: &Table,
+    report: &mut Report,
+    visit: &mut dyn FnMut(&mut Report, usize, &LinkRow<'_>),
+) -> Result<(), InputError> {
     let header = table.header();
     if !header.is_inlinks() {
         return Err(InputError::Role {
@@ -85,7 +99,10 @@ pub fn read(table: &Table, report: &mut Report, visit: &mut dyn FnMut(&mut Repor
     let stats = report.file(table.name(), Role::Inlinks);
     let type_col = header.get(Col::Type);
     if type_col.is_none() {
-        report.note(format!("{}: no Type column; every row is read as a hyperlink", table.name()));
+        report.note(format!(
+            "{}: no Type column; every row is read as a hyperlink",
+            table.name()
+        ));
     }
     let (src_col, dst_col) = (header.get(Col::Source), header.get(Col::Destination));
     let pos_col = header.get(Col::LinkPosition);
@@ -94,11 +111,22 @@ pub fn read(table: &Table, report: &mut Report, visit: &mut dyn FnMut(&mut Repor
     let rel_col = header.get(Col::Rel);
     table.rows(report, stats, &mut |report, row, record: &StringRecord| {
         let type_text = cell(record, type_col);
-        let kind = if type_col.is_some() { link_kind(type_text) } else { LinkKind::Hyperlink };
+        let kind = if type_col.is_some() {
+            link_kind(type_text)
+        } else {
+            LinkKind::Hyperlink
+        };
         let (source, destination) = (cell(record, src_col), cell(record, dst_col));
         if kind != LinkKind::Other && (source.is_empty() || destination.is_empty()) {
-            let column = if source.is_empty() { "Source" } else { "Destination" };
-            report.reject(stats, table.rejection(row, column, format!("{column} is empty"), ""));
+            let column = if source.is_empty() {
+                "Source"
+            } else {
+                "Destination"
+            };
+            report.reject(
+                stats,
+                table.rejection(row, column, format!("{column} is empty"), ""),
+            );
             return;
         }
         let follow = match cell(record, follow_col).to_ascii_lowercase().as_str() {

@@ -57,14 +57,20 @@ pub struct Internal {
 /// Parse a number cell that may use a decimal comma or POI's `200.0`.
 fn parse_count(text: &str) -> Option<u32> {
     let t = text.trim().replace(',', ".");
-    t.parse::<f64>().ok().filter(|v| *v >= 0.0 && v.is_finite()).map(|v| v as u32)
+    t.parse::<f64>()
+        .ok()
+        .filter(|v| *v >= 0.0 && v.is_finite())
+        .map(|v| v as u32)
 }
 
 /// Read an Internal: All table.
 pub fn read(table: &Table, report: &mut Report) -> Result<Internal, InputError> {
     let h = table.header();
     if h.get(Col::Address).is_none() {
-        return Err(InputError::Role { path: table.source().path().to_path_buf(), message: "not an Internal export: no \"Address\" column".into() });
+        return Err(InputError::Role {
+            path: table.source().path().to_path_buf(),
+            message: "not an Internal export: no \"Address\" column".into(),
+        });
     }
     let stats = report.file(table.name(), Role::Internal);
     let cols = [
@@ -83,21 +89,42 @@ pub fn read(table: &Table, report: &mut Report) -> Result<Internal, InputError> 
         h.get(Col::Hash),
         h.get(Col::CrawlTimestamp),
     ];
-    let mut out = Internal { file: table.name().to_string(), has_word_count: cols[8].is_some(), ..Internal::default() };
+    let mut out = Internal {
+        file: table.name().to_string(),
+        has_word_count: cols[8].is_some(),
+        ..Internal::default()
+    };
     table.rows(report, stats, &mut |report, row, r: &StringRecord| {
         let url = cell(r, cols[0]);
         if url.is_empty() {
-            report.reject(stats, table.rejection(row, "Address", "no URL in this row", ""));
+            report.reject(
+                stats,
+                table.rejection(row, "Address", "no URL in this row", ""),
+            );
             return;
         }
         if let Err(issue) = crate::normalize::normalize(url, &crate::normalize::Rules::default()) {
-            report.reject(stats, table.rejection(row, "Address", issue.to_string(), url));
+            report.reject(
+                stats,
+                table.rejection(row, "Address", issue.to_string(), url),
+            );
             return;
         }
         let code_text = cell(r, cols[1]);
-        let status_code = code_text.split('.').next().and_then(|s| s.parse::<u16>().ok());
+        let status_code = code_text
+            .split('.')
+            .next()
+            .and_then(|s| s.parse::<u16>().ok());
         if status_code.is_none() && !code_text.is_empty() {
-            report.reject(stats, table.rejection(row, "Status Code", "expected a number such as 200", code_text));
+            report.reject(
+                stats,
+                table.rejection(
+                    row,
+                    "Status Code",
+                    "expected a number such as 200",
+                    code_text,
+                ),
+            );
             return;
         }
         let time = cell(r, cols[13]);

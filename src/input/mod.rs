@@ -68,7 +68,9 @@ impl fmt::Display for InputError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             InputError::Io { path, source } => write!(f, "{}: {source}", path.display()),
-            InputError::Xlsx { path, message } => write!(f, "{}: unreadable XLSX: {message}", path.display()),
+            InputError::Xlsx { path, message } => {
+                write!(f, "{}: unreadable XLSX: {message}", path.display())
+            }
             InputError::Unsupported { path, message }
             | InputError::NoHeader { path, message }
             | InputError::Role { path, message } => write!(f, "{}: {message}", path.display()),
@@ -106,13 +108,27 @@ impl Table {
                     return ControlFlow::Break(());
                 }
                 first_rows.push(record.clone());
-                if row >= HEADER_SCAN_ROWS { ControlFlow::Break(()) } else { ControlFlow::Continue(()) }
+                if row >= HEADER_SCAN_ROWS {
+                    ControlFlow::Break(())
+                } else {
+                    ControlFlow::Continue(())
+                }
             },
             &mut |_, _| {},
         )?;
-        let header = header.ok_or_else(|| InputError::NoHeader { path: path.to_path_buf(), message: columns::explain_missing_header(&first_rows) })?;
-        let name = path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned());
-        Ok(Table { source, header, name })
+        let header = header.ok_or_else(|| InputError::NoHeader {
+            path: path.to_path_buf(),
+            message: columns::explain_missing_header(&first_rows),
+        })?;
+        let name = path.file_name().map_or_else(
+            || path.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        );
+        Ok(Table {
+            source,
+            header,
+            name,
+        })
     }
 
     /// The located header.
@@ -174,13 +190,27 @@ impl Table {
         );
         for (row, message) in bad_rows {
             report.stats(stats).read += 1;
-            report.reject(stats, self.rejection(row, "", format!("the row could not be parsed as CSV: {message}"), ""));
+            report.reject(
+                stats,
+                self.rejection(
+                    row,
+                    "",
+                    format!("the row could not be parsed as CSV: {message}"),
+                    "",
+                ),
+            );
         }
         result
     }
 
     /// A rejection for a row of this table.
-    pub fn rejection(&self, row: u64, column: &str, problem: impl Into<String>, value: &str) -> Rejection {
+    pub fn rejection(
+        &self,
+        row: u64,
+        column: &str,
+        problem: impl Into<String>,
+        value: &str,
+    ) -> Rejection {
         Rejection {
             file: self.name.clone(),
             sheet: self.source.sheet().map(str::to_string),

@@ -34,7 +34,11 @@ impl Container {
     pub fn describe(self) -> String {
         match self {
             Container::Xlsx => "XLSX".to_string(),
-            Container::Csv { delimiter, utf16, gzip } => {
+            Container::Csv {
+                delimiter,
+                utf16,
+                gzip,
+            } => {
                 let delim = match delimiter {
                     b',' => "comma",
                     b';' => "semicolon",
@@ -65,19 +69,36 @@ pub struct Source {
 impl Source {
     /// Open `path` and sniff its container.
     pub fn open(path: &Path) -> Result<Source, InputError> {
-        let io_err = |e: io::Error| InputError::Io { path: path.to_path_buf(), source: e };
+        let io_err = |e: io::Error| InputError::Io {
+            path: path.to_path_buf(),
+            source: e,
+        };
         let mut file = File::open(path).map_err(io_err)?;
         let mut magic = [0u8; 4];
         let n = read_up_to(&mut file, &mut magic).map_err(io_err)?;
         let magic = &magic[..n];
         if magic.starts_with(b"PK\x03\x04") {
-            let workbook: Xlsx<_> = calamine::open_workbook(path)
-                .map_err(|e: calamine::XlsxError| InputError::Xlsx { path: path.to_path_buf(), message: e.to_string() })?;
-            let sheet = workbook.sheet_names().first().cloned().ok_or_else(|| InputError::Xlsx {
+            let workbook: Xlsx<_> =
+                calamine::open_workbook(path).map_err(|e: calamine::XlsxError| {
+                    InputError::Xlsx {
+                        path: path.to_path_buf(),
+                        message: e.to_string(),
+                    }
+                })?;
+            let sheet =
+                workbook
+                    .sheet_names()
+                    .first()
+                    .cloned()
+                    .ok_or_else(|| InputError::Xlsx {
+                        path: path.to_path_buf(),
+                        message: "the workbook has no sheets".into(),
+                    })?;
+            return Ok(Source {
                 path: path.to_path_buf(),
-                message: "the workbook has no sheets".into(),
-            })?;
-            return Ok(Source { path: path.to_path_buf(), container: Container::Xlsx, sheet: Some(sheet) });
+                container: Container::Xlsx,
+                sheet: Some(sheet),
+            });
         }
         if magic.starts_with(b"\xD0\xCF\x11\xE0") {
             return Err(InputError::Unsupported {
@@ -87,15 +108,27 @@ impl Source {
         }
         let gzip = magic.starts_with(&[0x1F, 0x8B]);
         let mut head = Vec::with_capacity(SNIFF_BYTES);
-        decoded_reader(path, gzip)?.take(SNIFF_BYTES as u64).read_to_end(&mut head).map_err(io_err)?;
+        decoded_reader(path, gzip)?
+            .take(SNIFF_BYTES as u64)
+            .read_to_end(&mut head)
+            .map_err(io_err)?;
         let utf16 = utf16_order(&head).is_some();
         let text = if let Some(big_endian) = utf16_order(&head) {
             decode_utf16_lossy(&head[2..], big_endian)
         } else {
-            String::from_utf8_lossy(head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&head)).into_owned()
+            String::from_utf8_lossy(head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&head))
+                .into_owned()
         };
         let delimiter = sniff_delimiter(&text);
-        Ok(Source { path: path.to_path_buf(), container: Container::Csv { delimiter, utf16, gzip }, sheet: None })
+        Ok(Source {
+            path: path.to_path_buf(),
+            container: Container::Csv {
+                delimiter,
+                utf16,
+                gzip,
+            },
+            sheet: None,
+        })
     }
 
     /// The file's path.
@@ -122,7 +155,11 @@ impl Source {
     ) -> Result<(), InputError> {
         match self.container {
             Container::Xlsx => self.xlsx_rows(visit),
-            Container::Csv { delimiter, utf16, gzip } => self.csv_rows(delimiter, utf16, gzip, visit, bad),
+            Container::Csv {
+                delimiter,
+                utf16,
+                gzip,
+            } => self.csv_rows(delimiter, utf16, gzip, visit, bad),
         }
     }
 
@@ -171,7 +208,10 @@ impl Source {
                 Err(e) => {
                     if let csv::ErrorKind::Io(io) = e.kind() {
                         // A truncated gzip stream or unreadable disk: the rest of the file is gone.
-                        return Err(InputError::Io { path: self.path.clone(), source: io::Error::new(io.kind(), io.to_string()) });
+                        return Err(InputError::Io {
+                            path: self.path.clone(),
+                            source: io::Error::new(io.kind(), io.to_string()),
+                        });
                     }
                     row += 1;
                     bad(row, e.to_string());
@@ -180,8 +220,14 @@ impl Source {
         }
     }
 
-    fn xlsx_rows(&self, visit: &mut dyn FnMut(u64, &StringRecord) -> ControlFlow<()>) -> Result<(), InputError> {
-        let xlsx_err = |e: calamine::XlsxError| InputError::Xlsx { path: self.path.clone(), message: e.to_string() };
+    fn xlsx_rows(
+        &self,
+        visit: &mut dyn FnMut(u64, &StringRecord) -> ControlFlow<()>,
+    ) -> Result<(), InputError> {
+        let xlsx_err = |e: calamine::XlsxError| InputError::Xlsx {
+            path: self.path.clone(),
+            message: e.to_string(),
+        };
         let mut workbook: Xlsx<_> = calamine::open_workbook(&self.path).map_err(xlsx_err)?;
         let sheet = self.sheet.clone().unwrap_or_default();
         let mut cells = workbook.worksheet_cells_reader(&sheet).map_err(xlsx_err)?;
@@ -226,7 +272,10 @@ impl Source {
     }
 
     fn io(&self, e: io::Error) -> InputError {
-        InputError::Io { path: self.path.clone(), source: e }
+        InputError::Io {
+            path: self.path.clone(),
+            source: e,
+        }
     }
 }
 
@@ -271,9 +320,16 @@ fn strip_bom(record: &mut csv::ByteRecord) {
 }
 
 fn decoded_reader(path: &Path, gzip: bool) -> Result<Box<dyn Read>, InputError> {
-    let file = File::open(path).map_err(|e| InputError::Io { path: path.to_path_buf(), source: e })?;
+    let file = File::open(path).map_err(|e| InputError::Io {
+        path: path.to_path_buf(),
+        source: e,
+    })?;
     let buffered = BufReader::with_capacity(1 << 16, file);
-    Ok(if gzip { Box::new(flate2::read::MultiGzDecoder::new(buffered)) } else { Box::new(buffered) })
+    Ok(if gzip {
+        Box::new(flate2::read::MultiGzDecoder::new(buffered))
+    } else {
+        Box::new(buffered)
+    })
 }
 
 fn read_up_to(reader: &mut dyn Read, buf: &mut [u8]) -> io::Result<usize> {
@@ -299,14 +355,22 @@ fn utf16_order(head: &[u8]) -> Option<bool> {
 }
 
 fn decode_utf16_lossy(bytes: &[u8], big_endian: bool) -> String {
-    let units = bytes.chunks_exact(2).map(|p| if big_endian { u16::from_be_bytes([p[0], p[1]]) } else { u16::from_le_bytes([p[0], p[1]]) });
-    char::decode_utf16(units).map(|c| c.unwrap_or(char::REPLACEMENT_CHARACTER)).collect()
+    let units = bytes.chunks_exact(2).map(|p| {
+        if big_endian {
+            u16::from_be_bytes([p[0], p[1]])
+        } else {
+            u16::from_le_bytes([p[0], p[1]])
+        }
+    });
+    char::decode_utf16(units)
+        .map(|c| c.unwrap_or(char::REPLACEMENT_CHARACTER))
+        .collect()
 }
 
 /// Pick the delimiter that splits the first lines most consistently. Screaming Frog writes
 /// commas; Excel re-saves in some locales with semicolons, and "Unicode text" uses tabs.
 pub(crate) fn sniff_delimiter(text: &str) -> u8 {
-    let mut best = (b',', 0usize);
+    let mut best = (b',', (0usize, 0usize));
     for delim in [b',', b';', b'\t'] {
         let mut counts = Vec::new();
         let mut in_quotes = false;
@@ -325,11 +389,20 @@ pub(crate) fn sniff_delimiter(text: &str) -> u8 {
                 _ => {}
             }
         }
-        if counts.is_empty() {
+        if count > 0 {
             counts.push(count);
         }
-        // The header row decides; title rows have no delimiters at all.
-        let score = counts.iter().copied().max().unwrap_or(0);
+        // The right delimiter splits most lines into the same number of fields; title rows
+        // (no delimiter at all) and decimal commas in a few cells do not.
+        let mut freq: std::collections::BTreeMap<usize, usize> = std::collections::BTreeMap::new();
+        for &c in counts.iter().filter(|&&c| c > 0) {
+            *freq.entry(c).or_default() += 1;
+        }
+        let score = freq
+            .iter()
+            .map(|(&c, &lines)| (lines, c))
+            .max()
+            .unwrap_or((0, 0));
         if score > best.1 {
             best = (delim, score);
         }
@@ -350,7 +423,15 @@ struct Utf16Reader {
 
 impl Utf16Reader {
     fn new(inner: Box<dyn Read>, big_endian: bool) -> Self {
-        Utf16Reader { inner, big_endian, pending: Vec::new(), out: Vec::new(), out_pos: 0, raw: vec![0; 1 << 16], done: false }
+        Utf16Reader {
+            inner,
+            big_endian,
+            pending: Vec::new(),
+            out: Vec::new(),
+            out_pos: 0,
+            raw: vec![0; 1 << 16],
+            done: false,
+        }
     }
 
     fn refill(&mut self) -> io::Result<()> {
@@ -366,7 +447,11 @@ impl Utf16Reader {
             let mut usable = self.pending.len() & !1;
             if !self.done && usable >= 2 {
                 let last = &self.pending[usable - 2..usable];
-                let unit = if self.big_endian { u16::from_be_bytes([last[0], last[1]]) } else { u16::from_le_bytes([last[0], last[1]]) };
+                let unit = if self.big_endian {
+                    u16::from_be_bytes([last[0], last[1]])
+                } else {
+                    u16::from_le_bytes([last[0], last[1]])
+                };
                 if (0xD800..0xDC00).contains(&unit) {
                     usable -= 2;
                 }
@@ -404,10 +489,16 @@ mod tests {
 
     #[test]
     fn delimiter_sniffing_prefers_the_header_split() {
-        assert_eq!(sniff_delimiter("\"Address\",\"Status Code\"\n\"a\",\"1\"\n"), b',');
+        assert_eq!(
+            sniff_delimiter("\"Address\",\"Status Code\"\n\"a\",\"1\"\n"),
+            b','
+        );
         assert_eq!(sniff_delimiter("Address;Score\nhttps://a/;0,5\n"), b';');
         assert_eq!(sniff_delimiter("Address\tScore\nx\t1,2\n"), b'\t');
-        assert_eq!(sniff_delimiter("\"All Inlinks\"\n\"Type\",\"Source\",\"Destination\"\n"), b',');
+        assert_eq!(
+            sniff_delimiter("\"All Inlinks\"\n\"Type\",\"Source\",\"Destination\"\n"),
+            b','
+        );
     }
 
     #[test]

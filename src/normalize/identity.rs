@@ -82,14 +82,10 @@ fn resolve(start: u32, edges: &Edges) -> (u32, Via) {
     let mut via = Via::Itself;
     let mut seen = vec![start];
     for _ in 0..MAX_HOPS {
-        let next = if let Some(&to) = edges.redirect.get(&current) {
-            via = Via::Redirect;
-            to
+        let (next, step) = if let Some(&to) = edges.redirect.get(&current) {
+            (to, Via::Redirect)
         } else if let Some(&to) = edges.canonical.get(&current) {
-            if via == Via::Itself {
-                via = Via::Canonical;
-            }
-            to
+            (to, Via::Canonical)
         } else {
             return (current, via);
         };
@@ -98,6 +94,9 @@ fn resolve(start: u32, edges: &Edges) -> (u32, Via) {
         }
         if seen.contains(&next) {
             return (start, Via::Loop);
+        }
+        if via != Via::Redirect {
+            via = step;
         }
         seen.push(next);
         current = next;

@@ -51,13 +51,18 @@ pub struct Rules {
 
 /// Tracking parameters dropped by default: analytics and ad-click identifiers that never
 /// select different content.
-pub const DEFAULT_TRACKING_PARAMS: &[&str] =
-    &["utm_*", "gclid", "gbraid", "wbraid", "dclid", "fbclid", "msclkid", "yclid", "mc_cid", "mc_eid", "_ga", "_gl", "igshid", "_hsenc", "_hsmi"];
+pub const DEFAULT_TRACKING_PARAMS: &[&str] = &[
+    "utm_*", "gclid", "gbraid", "wbraid", "dclid", "fbclid", "msclkid", "yclid", "mc_cid",
+    "mc_eid", "_ga", "_gl", "igshid", "_hsenc", "_hsmi",
+];
 
 impl Default for Rules {
     fn default() -> Self {
         Rules {
-            tracking_params: DEFAULT_TRACKING_PARAMS.iter().map(|s| (*s).to_string()).collect(),
+            tracking_params: DEFAULT_TRACKING_PARAMS
+                .iter()
+                .map(|s| (*s).to_string())
+                .collect(),
             trailing_slash: SlashPolicy::Keep,
             www: WwwPolicy::Keep,
             strip_index: false,
@@ -80,10 +85,14 @@ impl Rules {
     }
 
     fn is_tracking(&self, name: &str) -> bool {
-        self.tracking_params.iter().any(|p| match p.strip_suffix('*') {
-            Some(prefix) => name.len() >= prefix.len() && name[..prefix.len()].eq_ignore_ascii_case(prefix),
-            None => name.eq_ignore_ascii_case(p),
-        })
+        self.tracking_params
+            .iter()
+            .any(|p| match p.strip_suffix('*') {
+                Some(prefix) => {
+                    name.len() >= prefix.len() && name[..prefix.len()].eq_ignore_ascii_case(prefix)
+                }
+                None => name.eq_ignore_ascii_case(p),
+            })
     }
 }
 
@@ -109,7 +118,13 @@ impl fmt::Display for UrlIssue {
     }
 }
 
-const INDEX_FILES: &[&str] = &["index.html", "index.htm", "index.php", "default.aspx", "default.asp"];
+const INDEX_FILES: &[&str] = &[
+    "index.html",
+    "index.htm",
+    "index.php",
+    "default.aspx",
+    "default.asp",
+];
 
 /// Normalize one URL under `rules`.
 pub fn normalize(raw: &str, rules: &Rules) -> Result<String, UrlIssue> {
@@ -129,7 +144,12 @@ pub fn normalize(raw: &str, rules: &Rules) -> Result<String, UrlIssue> {
                 }
             }
             WwwPolicy::Add => {
-                if !host.starts_with("www.") && host.contains('.') && url.host().is_some_and(|h| matches!(h, url::Host::Domain(_))) {
+                if !host.starts_with("www.")
+                    && host.contains('.')
+                    && url
+                        .host()
+                        .is_some_and(|h| matches!(h, url::Host::Domain(_)))
+                {
                     host = format!("www.{host}");
                 }
             }
@@ -141,7 +161,9 @@ pub fn normalize(raw: &str, rules: &Rules) -> Result<String, UrlIssue> {
     let mut path = normalize_percent(url.path());
     if rules.strip_index
         && let Some(pos) = path.rfind('/')
-        && INDEX_FILES.iter().any(|f| path[pos + 1..].eq_ignore_ascii_case(f))
+        && INDEX_FILES
+            .iter()
+            .any(|f| path[pos + 1..].eq_ignore_ascii_case(f))
     {
         path.truncate(pos + 1);
     }
@@ -163,11 +185,19 @@ pub fn normalize(raw: &str, rules: &Rules) -> Result<String, UrlIssue> {
     }
     url.set_path(&path);
     let query = url.query().map(|q| {
-        let mut pairs: Vec<&str> = q.split('&').filter(|p| !p.is_empty()).filter(|p| !rules.is_tracking(p.split('=').next().unwrap_or(""))).collect();
+        let mut pairs: Vec<&str> = q
+            .split('&')
+            .filter(|p| !p.is_empty())
+            .filter(|p| !rules.is_tracking(p.split('=').next().unwrap_or("")))
+            .collect();
         if rules.sort_query {
             pairs.sort_by(|a, b| a.split('=').next().cmp(&b.split('=').next()).then(a.cmp(b)));
         }
-        pairs.iter().map(|p| normalize_percent(p)).collect::<Vec<_>>().join("&")
+        pairs
+            .iter()
+            .map(|p| normalize_percent(p))
+            .collect::<Vec<_>>()
+            .join("&")
     });
     url.set_query(query.as_deref().filter(|q| !q.is_empty()));
     Ok(url.into())
@@ -216,28 +246,76 @@ mod tests {
 
     #[test]
     fn default_rules() {
-        assert_eq!(n("HTTPS://Example.COM:443/a/b#frag"), "https://example.com/a/b");
+        assert_eq!(
+            n("HTTPS://Example.COM:443/a/b#frag"),
+            "https://example.com/a/b"
+        );
         assert_eq!(n("http://example.com:80"), "http://example.com/");
-        assert_eq!(n("https://example.com/a?utm_source=x&id=3&gclid=9"), "https://example.com/a?id=3");
-        assert_eq!(n("https://example.com/a?utm_source=newsletter"), "https://example.com/a");
-        assert_eq!(n("https://example.com/%7euser/%c3%a9"), "https://example.com/~user/%C3%A9");
-        assert_eq!(n("https://example.com/a/"), "https://example.com/a/", "slash kept by default");
-        assert_eq!(n("https://www.example.com/"), "https://www.example.com/", "www kept by default");
+        assert_eq!(
+            n("https://example.com/a?utm_source=x&id=3&gclid=9"),
+            "https://example.com/a?id=3"
+        );
+        assert_eq!(
+            n("https://example.com/a?utm_source=newsletter"),
+            "https://example.com/a"
+        );
+        assert_eq!(
+            n("https://example.com/%7euser/%c3%a9"),
+            "https://example.com/~user/%C3%A9"
+        );
+        assert_eq!(
+            n("https://example.com/a/"),
+            "https://example.com/a/",
+            "slash kept by default"
+        );
+        assert_eq!(
+            n("https://www.example.com/"),
+            "https://www.example.com/",
+            "www kept by default"
+        );
         assert_eq!(n("  https://example.com/x\n"), "https://example.com/x");
         assert_eq!(n("https://example.com./x"), "https://example.com/x");
-        assert!(matches!(normalize("mailto:a@b.c", &Rules::default()), Err(UrlIssue::NotWeb(_))));
-        assert!(matches!(normalize("/relative", &Rules::default()), Err(UrlIssue::Invalid(_))));
+        assert!(matches!(
+            normalize("mailto:a@b.c", &Rules::default()),
+            Err(UrlIssue::NotWeb(_))
+        ));
+        assert!(matches!(
+            normalize("/relative", &Rules::default()),
+            Err(UrlIssue::Invalid(_))
+        ));
     }
 
     #[test]
     fn opt_in_rules() {
-        let rules = Rules { trailing_slash: SlashPolicy::Strip, www: WwwPolicy::Strip, strip_index: true, sort_query: true, ..Rules::default() };
+        let rules = Rules {
+            trailing_slash: SlashPolicy::Strip,
+            www: WwwPolicy::Strip,
+            strip_index: true,
+            sort_query: true,
+            ..Rules::default()
+        };
         let n = |s| normalize(s, &rules).unwrap();
-        assert_eq!(n("https://www.example.com/docs/index.html"), "https://example.com/docs");
-        assert_eq!(n("https://example.com/a/?b=2&a=1"), "https://example.com/a?a=1&b=2");
+        assert_eq!(
+            n("https://www.example.com/docs/index.html"),
+            "https://example.com/docs"
+        );
+        assert_eq!(
+            n("https://example.com/a/?b=2&a=1"),
+            "https://example.com/a?a=1&b=2"
+        );
         assert_eq!(n("https://example.com/"), "https://example.com/");
-        let add = Rules { trailing_slash: SlashPolicy::Add, www: WwwPolicy::Add, ..Rules::default() };
-        assert_eq!(normalize("https://example.com/a", &add).unwrap(), "https://www.example.com/a/");
-        assert_eq!(normalize("https://example.com/a.pdf", &add).unwrap(), "https://www.example.com/a.pdf");
+        let add = Rules {
+            trailing_slash: SlashPolicy::Add,
+            www: WwwPolicy::Add,
+            ..Rules::default()
+        };
+        assert_eq!(
+            normalize("https://example.com/a", &add).unwrap(),
+            "https://www.example.com/a/"
+        );
+        assert_eq!(
+            normalize("https://example.com/a.pdf", &add).unwrap(),
+            "https://www.example.com/a.pdf"
+        );
     }
 }

@@ -1,0 +1,788 @@
+//! Synthetic Screaming Frog exports for the demo in `samples/`, the tests and the benchmarks:
+//! a site of topic clusters (pages of one topic have similar vectors and link to each other
+//! in the body), template links on every page, and, when `messy`, the problems real exports
+//! have (error cells, a wrong-length vector, redirects, a canonicalised duplicate, tracking
+//! parameters, a noindex page, a thin page, a 404, nofollow and image links).
+
+use std::fmt::Write as _;
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+/// What to generate.
+#[derive(Debug, Clone)]
+pub struct Spec {
+    /// Content pages (hubs and the home page come on top).
+    pub pages: usize,
+    /// Vector dimension.
+    pub dim: usize,
+    /// Topic clusters.
+    pub topics: usize,
+    /// Body links per page, within its topic.
+    pub body_links: usize,
+    /// Random seed.
+    pub seed: u64,
+    /// Add the problems of real exports.
+    pub messy: bool,
+    /// Site origin, e.g. `https://www.example.com`.
+    pub origin: String,
+}
+
+impl Default for Spec {
+    fn default() -> Self {
+        Spec {
+            pages: 36,
+            dim: 64,
+            topics: 4,
+            body_links: 2,
+            seed: 7,
+            messy: true,
+            origin: "https://www.example.com".into(),
+        }
+    }
+}
+
+/// Paths of the files written.
+#[derive(Debug, Clone)]
+pub struct Exports {
+    /// Custom JavaScript export with the embedding column.
+    pub embeddings: PathBuf,
+    /// All Inlinks.
+    pub inlinks: PathBuf,
+    /// Internal: All.
+    pub internal: PathBuf,
+}
+
+/// The Custom JavaScript column header Screaming Frog writes for its embeddings snippet.
+pub const EMBEDDING_HEADER: &str = "(ChatGPT) Extract embeddings from page content 1";
+
+/// The 15-column All Inlinks header of 2022–2024 exports.
+pub const INLINKS_HEADER: [&str; 15] = [
+    "Type",
+    "Source",
+    "Destination",
+    "Size (Bytes)",
+    "Alt Text",
+    "Anchor",
+    "Status Code",
+    "Status",
+    "Follow",
+    "Target",
+    "Rel",
+    "Path Type",
+    "Link Path",
+    "Link Position",
+    "Link Origin",
+];
+
+/// The 74-column Internal: All header of current exports.
+pub const INTERNAL_HEADER: [&str; 74] = [
+    "Address",
+    "Content Type",
+    "Status Code",
+    "Status",
+    "Indexability",
+    "Indexability Status",
+    "Title 1",
+    "Title 1 Length",
+    "Title 1 Pixel Width",
+    "Meta Description 1",
+    "Meta Description 1 Length",
+    "Meta Description 1 Pixel Width",
+    "Meta Keywords 1",
+    "Meta Keywords 1 Length",
+    "H1-1",
+    "H1-1 Length",
+    "H1-2",
+    "H1-2 Length",
+    "H2-1",
+    "H2-1 Length",
+    "H2-2",
+    "H2-2 Length",
+    "Meta Robots 1",
+    "X-Robots-Tag 1",
+    "Meta Refresh 1",
+    "Canonical Link Element 1",
+    "rel=\"next\" 1",
+    "rel=\"prev\" 1",
+    "HTTP rel=\"next\" 1",
+    "HTTP rel=\"prev\" 1",
+    "amphtml Link Element",
+    "Size (bytes)",
+    "Transferred (bytes)",
+    "Total Transferred (bytes)",
+    "CO2 (mg)",
+    "Carbon Rating",
+    "Word Count",
+    "Sentence Count",
+    "Average Words Per Sentence",
+    "Flesch Reading Ease Score",
+    "Readability",
+    "Text Ratio",
+    "Crawl Depth",
+    "Folder Depth",
+    "Link Score",
+    "Inlinks",
+    "Unique Inlinks",
+    "Unique JS Inlinks",
+    "% of Total",
+    "Outlinks",
+    "Unique Outlinks",
+    "Unique JS Outlinks",
+    "External Outlinks",
+    "Unique External Outlinks",
+    "Unique External JS Outlinks",
+    "Closest Near Duplicate Match",
+    "No. Near Duplicates",
+    "Spelling Errors",
+    "Grammar Errors",
+    "Hash",
+    "Response Time",
+    "Last Modified",
+    "Redirect URL",
+    "Redirect Type",
+    "Cookies",
+    "Language",
+    "HTTP Version",
+    "Mobile Alternate Link",
+    "Closest Semantically Similar Address",
+    "Semantic Similarity Score",
+    "No. Semantically Similar",
+    "Semantic Relevance Score",
+    "URL Encoded Address",
+    "Crawl Timestamp",
+];
+
+/// `SplitMix64`: small, fast, and reproducible across platforms without a dependency.
+#[derive(Debug, Clone)]
+pub struct Rng(u64);
+
+impl Rng {
+    /// A generator from a seed.
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed)
+    }
+
+    /// Next 64 random bits.
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in [0, 1).
+    pub fn unit(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+    }
+
+    /// Standard normal (Box–Muller).
+    pub fn normal(&mut self) -> f64 {
+        let u = self.unit().max(1e-12);
+        let v = self.unit();
+        (-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * v).cos()
+    }
+
+    /// Uniform integer below `n`.
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.unit() * n as f64) as usize % n.max(1)
+    }
+}
+
+/// A unit vector near `centre`, `spread` controlling how near.
+pub fn vector_near(rng: &mut Rng, centre: &[f64], spread: f64) -> Vec<f32> {
+    let v: Vec<f64> = centre.iter().map(|c| c + spread * rng.normal()).collect();
+    let norm = v.iter().map(|x| x * x).sum::<f64>().sqrt();
+    v.iter().map(|x| (x / norm) as f32).collect()
+}
+
+/// A float as JavaScript's `Number.prototype.toString()` writes it: plain decimals, an `e`
+/// exponent below 1e-6.
+pub fn js_float(x: f32, out: &mut String) {
+    if x != 0.0 && x.abs() < 1e-6 {
+        let _ = write!(out, "{x:e}");
+    } else {
+        let _ = write!(out, "{x}");
+    }
+}
+
+/// A float as Java's `Float.toString()` writes it: an `E` exponent below 1e-3.
+pub fn java_float(x: f32, out: &mut String) {
+    if x != 0.0 && x.abs() < 1e-3 {
+        let s = format!("{x:e}");
+        let (m, e) = s.split_once('e').unwrap_or((&s, "0"));
+        let m = if m.contains('.') {
+            m.to_string()
+        } else {
+            format!("{m}.0")
+        };
+        let _ = write!(out, "{m}E{e}");
+    } else {
+        let _ = write!(out, "{x}");
+    }
+}
+
+/// Quote a field the way Screaming Frog does: always, with `""` for a quote.
+fn q(field: &str) -> String {
+    format!("\"{}\"", field.replace('"', "\"\""))
+}
+
+fn row<W: Write>(w: &mut W, fields: &[&str]) -> io::Result<()> {
+    let line: Vec<String> = fields.iter().map(|f| q(f)).collect();
+    w.write_all(line.join(",").as_bytes())?;
+    w.write_all(b"\n")
+}
+
+struct Page {
+    url: String,
+    topic: Option<usize>,
+    title: String,
+    words: u32,
+}
+
+const TOPIC_NAMES: &[&str] = &[
+    "roses",
+    "tomatoes",
+    "composting",
+    "lawn-care",
+    "orchids",
+    "herbs",
+    "pruning",
+    "irrigation",
+];
+
+/// Write the three exports of a synthetic site into `dir`.
+pub fn write_exports(dir: &Path, spec: &Spec) -> io::Result<Exports> {
+    std::fs::create_dir_all(dir)?;
+    let mut rng = Rng::new(spec.seed);
+    let o = spec.origin.trim_end_matches('/');
+    let topics = spec.topics.max(1);
+    let topic_name = |t: usize| {
+        if t < TOPIC_NAMES.len() {
+            TOPIC_NAMES[t].to_string()
+        } else {
+            format!("topic-{t}")
+        }
+    };
+
+    let mut pages = vec![Page {
+        url: format!("{o}/"),
+        topic: None,
+        title: "Home".into(),
+        words: 400,
+    }];
+    for t in 0..topics {
+        pages.push(Page {
+            url: format!("{o}/{}/", topic_name(t)),
+            topic: Some(t),
+            title: format!("All about {}", topic_name(t)),
+            words: 300,
+        });
+    }
+    for i in 0..spec.pages {
+        let t = i % topics;
+        pages.push(Page {
+            url: format!("{o}/{}/guide-{}", topic_name(t), i / topics + 1),
+            topic: Some(t),
+            title: format!("{} guide {}", topic_name(t), i / topics + 1),
+            words: 600 + (i as u32 % 7) * 90,
+        });
+    }
+    let hubs = topics + 1;
+
+    // Vectors: topic centres, pages scattered around them, hubs close to their centre.
+    let centres: Vec<Vec<f64>> = (0..topics)
+        .map(|_| (0..spec.dim).map(|_| rng.normal()).collect())
+        .collect();
+    let mean: Vec<f64> = (0..spec.dim)
+        .map(|j| centres.iter().map(|c| c[j]).sum::<f64>() / topics as f64)
+        .collect();
+    let vectors: Vec<Vec<f32>> = pages
+        .iter()
+        .map(|p| match p.topic {
+            Some(t) => vector_near(
+                &mut rng,
+                &centres[t],
+                if p.url.ends_with('/') { 0.5 } else { 0.9 },
+            ),
+            None => vector_near(&mut rng, &mean, 0.9),
+        })
+        .collect();
+
+    let files = Exports {
+        embeddings: dir.join("custom_javascript_all.csv"),
+        inlinks: dir.join("all_inlinks.csv"),
+        internal: dir.join("internal_all.csv"),
+    };
+    let stamp = "2026-11-20 09:30:00";
+
+    // Messy extras: (url, status, redirect, canonical, robots, words)
+    let mut extras: Vec<(String, u16, String, String, String, u32)> = Vec::new();
+    let dup_of = pages.get(hubs).map(|p| p.url.clone()).unwrap_or_default();
+    if spec.messy {
+        extras.push((
+            format!("{o}/old-roses-page"),
+            301,
+            dup_of.clone(),
+            String::new(),
+            String::new(),
+            0,
+        ));
+        extras.push((
+            format!("{dup_of}?print=1"),
+            200,
+            String::new(),
+            dup_of.clone(),
+            String::new(),
+            610,
+        ));
+        extras.push((
+            format!("{o}/tag/misc"),
+            200,
+            String::new(),
+            String::new(),
+            "noindex, follow".into(),
+            300,
+        ));
+        extras.push((
+            format!("{o}/contact"),
+            200,
+            String::new(),
+            String::new(),
+            String::new(),
+            18,
+        ));
+        extras.push((
+            format!("{o}/missing-page"),
+            404,
+            String::new(),
+            String::new(),
+            String::new(),
+            0,
+        ));
+    }
+
+    // Custom JavaScript export.
+    {
+        let mut w = BufWriter::new(File::create(&files.embeddings)?);
+        w.write_all(b"\xEF\xBB\xBF")?;
+        row(
+            &mut w,
+            &[
+                "Address",
+                "Content Type",
+                "Status Code",
+                "Status",
+                EMBEDDING_HEADER,
+            ],
+        )?;
+        let mut cell = String::new();
+        for (i, (p, v)) in pages.iter().zip(&vectors).enumerate() {
+            cell.clear();
+            for (j, x) in v.iter().enumerate() {
+                if j > 0 {
+                    cell.push(',');
+                }
+                if i % 2 == 0 {
+                    js_float(*x, &mut cell)
+                } else {
+                    java_float(*x, &mut cell)
+                }
+            }
+            let bad = spec.messy && i >= hubs && (i - hubs) % 9 == 4;
+            let value = if bad {
+                match (i - hubs) / 9 % 4 {
+                    0 => "No data returned. Ensure you call 'return seoSpider.data(your_data)'".to_string(),
+                    1 => "{\n    \"error\": {\n        \"message\": \"Rate limit reached for text-embedding-3-small\",\n        \"type\": \"requests\"\n    }\n}".to_string(),
+                    2 => cell.rsplit_once(',').map(|(a, _)| a.to_string()).unwrap_or_default(),
+                    _ => String::new(),
+                }
+            } else {
+                cell.clone()
+            };
+            row(
+                &mut w,
+                &[&p.url, "text/html; charset=utf-8", "200", "OK", &value],
+            )?;
+        }
+        if spec.messy {
+            // The print duplicate: nearly the same vector as its canonical page.
+            let near = vector_near(
+                &mut rng,
+                &vectors[hubs]
+                    .iter()
+                    .map(|&x| f64::from(x))
+                    .collect::<Vec<_>>(),
+                0.002,
+            );
+            cell.clear();
+            for (j, x) in near.iter().enumerate() {
+                if j > 0 {
+                    cell.push(',');
+                }
+                js_float(*x, &mut cell);
+            }
+            row(
+                &mut w,
+                &[&extras[1].0, "text/html; charset=utf-8", "200", "OK", &cell],
+            )?;
+            let tag = vector_near(&mut rng, &mean, 1.0);
+            let thin = vector_near(&mut rng, &mean, 1.0);
+            for (url, v) in [(&extras[2].0, tag), (&extras[3].0, thin)] {
+                cell.clear();
+                for (j, x) in v.iter().enumerate() {
+                    if j > 0 {
+                        cell.push(',');
+                    }
+                    js_float(*x, &mut cell);
+                }
+                row(
+                    &mut w,
+                    &[url, "text/html; charset=utf-8", "200", "OK", &cell],
+                )?;
+            }
+            row(
+                &mut w,
+                &[
+                    &extras[0].0,
+                    "text/html; charset=utf-8",
+                    "301",
+                    "Moved Permanently",
+                    "",
+                ],
+            )?;
+            row(
+                &mut w,
+                &[
+                    &extras[4].0,
+                    "text/html; charset=utf-8",
+                    "404",
+                    "Not Found",
+                    "",
+                ],
+            )?;
+        }
+        w.flush()?;
+    }
+
+    // Internal: All.
+    {
+        let mut w = BufWriter::new(File::create(&files.internal)?);
+        w.write_all(b"\xEF\xBB\xBF")?;
+        row(&mut w, &INTERNAL_HEADER)?;
+        let col = |name: &str| {
+            INTERNAL_HEADER
+                .iter()
+                .position(|h| *h == name)
+                .expect("known column")
+        };
+        let write_page = |w: &mut BufWriter<File>,
+                          url: &str,
+                          status: u16,
+                          title: &str,
+                          words: u32,
+                          redirect: &str,
+                          canonical: &str,
+                          robots: &str|
+         -> io::Result<()> {
+            let mut cells = vec![String::new(); INTERNAL_HEADER.len()];
+            let indexable = status == 200 && canonical.is_empty() && !robots.contains("noindex");
+            cells[col("Address")] = url.into();
+            cells[col("Content Type")] = "text/html; charset=utf-8".into();
+            cells[col("Status Code")] = status.to_string();
+            cells[col("Status")] = match status {
+                200 => "OK",
+                301 => "Moved Permanently",
+                _ => "Not Found",
+            }
+            .into();
+            cells[col("Indexability")] = if indexable {
+                "Indexable"
+            } else {
+                "Non-Indexable"
+            }
+            .into();
+            cells[col("Indexability Status")] = if indexable {
+                String::new()
+            } else if status == 301 {
+                "Redirected".into()
+            } else if status == 404 {
+                "Client Error".into()
+            } else if !canonical.is_empty() {
+                "Canonicalised".into()
+            } else {
+                "noindex".into()
+            };
+            cells[col("Title 1")] = title.into();
+            cells[col("Meta Robots 1")] = robots.into();
+            cells[col("Canonical Link Element 1")] = if status == 200 {
+                if canonical.is_empty() {
+                    url.into()
+                } else {
+                    canonical.into()
+                }
+            } else {
+                String::new()
+            };
+            cells[col("Word Count")] = if status == 200 {
+                words.to_string()
+            } else {
+                "0".into()
+            };
+            cells[col("Redirect URL")] = redirect.into();
+            cells[col("Redirect Type")] = if redirect.is_empty() {
+                String::new()
+            } else {
+                "HTTP Redirect".into()
+            };
+            cells[col("URL Encoded Address")] = url.into();
+            cells[col("Crawl Timestamp")] = stamp.into();
+            let refs: Vec<&str> = cells.iter().map(String::as_str).collect();
+            row(w, &refs)
+        };
+        for p in &pages {
+            write_page(&mut w, &p.url, 200, &p.title, p.words, "", "", "")?;
+        }
+        for (url, status, redirect, canonical, robots, words) in &extras {
+            write_page(
+                &mut w, url, *status, "Extra", *words, redirect, canonical, robots,
+            )?;
+        }
+        w.flush()?;
+    }
+
+    // All Inlinks.
+    {
+        let mut w = BufWriter::new(File::create(&files.inlinks)?);
+        w.write_all(b"\xEF\xBB\xBF")?;
+        row(&mut w, &INLINKS_HEADER)?;
+        let link = |w: &mut BufWriter<File>,
+                    kind: &str,
+                    src: &str,
+                    dst: &str,
+                    anchor: &str,
+                    follow: bool,
+                    rel: &str,
+                    path: &str,
+                    position: &str|
+         -> io::Result<()> {
+            let status = if dst.contains("missing-page") {
+                ("404", "Not Found")
+            } else if dst.contains("old-roses") || dst.starts_with("http://") {
+                ("301", "Moved Permanently")
+            } else {
+                ("200", "OK")
+            };
+            row(
+                w,
+                &[
+                    kind,
+                    src,
+                    dst,
+                    "0",
+                    "",
+                    anchor,
+                    status.0,
+                    status.1,
+                    if follow { "true" } else { "false" },
+                    "",
+                    rel,
+                    "Absolute",
+                    path,
+                    position,
+                    "HTML",
+                ],
+            )
+        };
+        let per_topic: Vec<Vec<usize>> = (0..topics)
+            .map(|t| {
+                (hubs..pages.len())
+                    .filter(|&i| pages[i].topic == Some(t))
+                    .collect()
+            })
+            .collect();
+        for (i, p) in pages.iter().enumerate() {
+            // Template: header navigation to home and hubs, footer to contact.
+            link(
+                &mut w,
+                "Hyperlink",
+                &p.url,
+                &pages[0].url,
+                "Home",
+                true,
+                "",
+                "//body/header/nav/ul/li[1]/a",
+                "Navigation",
+            )?;
+            for (h, hub) in pages.iter().enumerate().take(hubs).skip(1) {
+                link(
+                    &mut w,
+                    "Hyperlink",
+                    &p.url,
+                    &hub.url,
+                    &hub.title,
+                    true,
+                    "",
+                    &format!("//body/header/nav/ul/li[{}]/a", h + 1),
+                    "Navigation",
+                )?;
+            }
+            if spec.messy {
+                link(
+                    &mut w,
+                    "Hyperlink",
+                    &p.url,
+                    &format!("{o}/contact"),
+                    "Contact",
+                    true,
+                    "",
+                    "//body/footer/div/a[1]",
+                    "Footer",
+                )?;
+                link(
+                    &mut w,
+                    "Image",
+                    &p.url,
+                    &format!("{o}/logo.png"),
+                    "",
+                    true,
+                    "",
+                    "//body/header/a/img",
+                    "Header",
+                )?;
+                link(
+                    &mut w,
+                    "CSS",
+                    &p.url,
+                    &format!("{o}/site.css"),
+                    "",
+                    true,
+                    "",
+                    "//head/link[2]",
+                    "Head",
+                )?;
+            }
+            let Some(t) = p.topic else { continue };
+            if i >= hubs {
+                // Breadcrumb to the hub: labelled Content by Screaming Frog, a template block in fact.
+                link(
+                    &mut w,
+                    "Hyperlink",
+                    &p.url,
+                    &pages[1 + t].url,
+                    &topic_name(t),
+                    true,
+                    "",
+                    "//body/main/div[@class='breadcrumb']/a[2]",
+                    "Content",
+                )?;
+                let members = &per_topic[t];
+                let me = members.iter().position(|&m| m == i).unwrap_or(0);
+                for step in 1..=spec.body_links.min(members.len().saturating_sub(1)) {
+                    let target = members[(me + step * 3) % members.len()];
+                    if target == i {
+                        continue;
+                    }
+                    link(
+                        &mut w,
+                        "Hyperlink",
+                        &p.url,
+                        &pages[target].url,
+                        &pages[target].title,
+                        true,
+                        "",
+                        &format!("//body/main/article/p[{}]/a", step + 1),
+                        "Content",
+                    )?;
+                }
+            } else {
+                for &m in per_topic[t].iter().take(3) {
+                    link(
+                        &mut w,
+                        "Hyperlink",
+                        &p.url,
+                        &pages[m].url,
+                        &pages[m].title,
+                        true,
+                        "",
+                        "//body/main/ul/li/a",
+                        "Content",
+                    )?;
+                }
+            }
+        }
+        if spec.messy && pages.len() > hubs + 6 {
+            let (a, b, c) = (&pages[hubs].url, &pages[hubs + 1].url, &pages[hubs + 2].url);
+            // A body link through an old redirecting URL, a nofollow link, tracking and http variants.
+            link(
+                &mut w,
+                "Hyperlink",
+                b,
+                &format!("{o}/old-roses-page"),
+                "old roses",
+                true,
+                "",
+                "//body/main/article/p[5]/a",
+                "Content",
+            )?;
+            link(
+                &mut w,
+                "HTTP Redirect",
+                &format!("{o}/old-roses-page"),
+                a,
+                "",
+                true,
+                "",
+                "",
+                "",
+            )?;
+            link(
+                &mut w,
+                "Hyperlink",
+                c,
+                &format!("{a}?utm_source=newsletter"),
+                "roses",
+                true,
+                "",
+                "//body/main/article/p[6]/a",
+                "Content",
+            )?;
+            link(
+                &mut w,
+                "Hyperlink",
+                &pages[hubs + 3].url,
+                &pages[hubs + 5].url,
+                "sponsored",
+                false,
+                "nofollow",
+                "//body/main/article/p[7]/a",
+                "Content",
+            )?;
+            link(
+                &mut w,
+                "Hyperlink",
+                &pages[hubs + 4].url,
+                &format!("{o}/missing-page"),
+                "gone",
+                true,
+                "",
+                "//body/main/article/p[8]/a",
+                "Content",
+            )?;
+            link(
+                &mut w,
+                "Hyperlink",
+                &pages[hubs + 6].url,
+                &format!("{o}/tag/misc"),
+                "misc",
+                true,
+                "",
+                "//body/main/article/p[9]/a",
+                "Content",
+            )?;
+        }
+        w.flush()?;
+    }
+    Ok(files)
+}
