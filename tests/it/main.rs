@@ -2,4 +2,5 @@
 //! read back. One test binary (see Cargo.toml) keeps the 2-core CI quick.
 
 mod run;
+mod snippets;
 mod util;
