@@ -167,7 +167,7 @@ pub fn run(config: &RunConfig) -> Result<Outcome> {
     report.set_ticker(Some(progress.rows("Reading All Inlinks")));
     let mut collector = LinkCollector::new();
     inlinks::read(&inl_table, &mut report, &mut |report, stats, link| {
-        collector.add(link, &mut urls, rules, &config.link_rules, report, stats)
+        collector.add(link, &mut urls, rules, &config.link_rules, report, stats);
     })
     .with_context(|| format!("reading {}", inl_table.name()))?;
     report.set_ticker(None);

@@ -370,7 +370,7 @@ fn an_xlsx_vector_cut_at_the_cell_limit_is_reported_as_truncated() {
         .join(",");
     assert!(long_text.len() > 32_767);
     let short: Vec<f32> = vector(4).into_iter().take(1400).collect();
-    let rows = vec![
+    let rows = [
         emb_row(&format!("{O}/a"), &vector_text(&vector(1))),
         emb_row(&format!("{O}/b"), &vector_text(&vector(2))),
         emb_row(
