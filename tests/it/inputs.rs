@@ -1,6 +1,7 @@
 //! Every export variant reads to the same result as the plain modern CSV: containers,
 //! encodings, delimiters, title rows, legacy and future headers, the French UI, XLSX cells.
 
+use std::fmt::Write as _;
 use std::io::Write;
 
 use rust_xlsxwriter::Workbook;
@@ -263,13 +264,15 @@ fn legacy_future_and_french_inlinks_read_alike() {
         "\"All Inlinks\"\n\"Type\",\"Source\",\"Destination\",\"Size (Bytes)\",\"Alt Text\",\"Anchor\",\"Status Code\",\"Status\",\"Follow\"\n",
     );
     for (s, d, _, follow) in links() {
-        legacy.push_str(&format!(
-            "\"HREF\",\"{O}/p{s}\",\"{O}/p{d}\",\"0\",\"\",\"a\",\"200\",\"OK\",\"{follow}\"\n"
-        ));
+        let _ = writeln!(
+            legacy,
+            "\"HREF\",\"{O}/p{s}\",\"{O}/p{d}\",\"0\",\"\",\"a\",\"200\",\"OK\",\"{follow}\""
+        );
     }
-    legacy.push_str(&format!(
-        "\"IMG\",\"{O}/p1\",\"{O}/logo.png\",\"0\",\"logo\",\"\",\"200\",\"OK\"\n"
-    ));
+    let _ = writeln!(
+        legacy,
+        "\"IMG\",\"{O}/p1\",\"{O}/logo.png\",\"0\",\"logo\",\"\",\"200\",\"OK\""
+    );
     w.write("i2017.csv", legacy);
     let old = opportunities(&w, "base-emb.csv", "i2017.csv", "2017.xlsx");
     assert_eq!(old.len(), base.len());
