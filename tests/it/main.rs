@@ -2,6 +2,7 @@
 //! read back. One test binary (see Cargo.toml) keeps the 2-core CI quick.
 
 mod inputs;
+mod props;
 mod run;
 mod snippets;
 mod util;
