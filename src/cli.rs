@@ -145,9 +145,28 @@ pub struct RunArgs {
     #[arg(long, value_name = "FILE")]
     pub destination_list: Option<PathBuf>,
 
+    /// Page-type groups: `folder:N` (the first N folders of the path), `regex:PATTERN` (the
+    /// first capture group, or the whole match), or `segments` (Screaming Frog Segments from
+    /// Internal: All).
+    #[arg(long, value_name = "RULE")]
+    pub group_by: Option<String>,
+
+    /// With --group-by: suggest links only within a group (`same`) or across groups (`all`).
+    #[arg(long, value_enum, default_value_t = GroupScope::Same, requires = "group_by")]
+    pub group_scope: GroupScope,
+
     /// No progress bars.
     #[arg(long, short)]
     pub quiet: bool,
+}
+
+/// Which pairs --group-by allows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum GroupScope {
+    /// Source and destination in the same group.
+    Same,
+    /// Any pair; the group is shown.
+    All,
 }
 
 /// A keep/strip/add policy.

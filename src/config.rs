@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 
 use regex::Regex;
 
-use crate::cli::{Policy, RunArgs};
-use crate::eligibility::EligibilityRules;
+use crate::cli::{GroupScope, Policy, RunArgs};
+use crate::eligibility::{EligibilityRules, GroupBy};
 use crate::input::Table;
 use crate::links::LinkRules;
 use crate::normalize::{Rules, SlashPolicy, WwwPolicy, normalize};
@@ -60,6 +60,8 @@ pub struct RunConfig {
     pub link_rules: LinkRules,
     /// Eligibility rules.
     pub eligibility: EligibilityRules,
+    /// Page-type groups and whether links stay within them.
+    pub groups: Option<(GroupBy, GroupScope)>,
     /// No progress bars.
     pub quiet: bool,
 }
@@ -228,6 +230,13 @@ impl RunConfig {
                 template_min_pages: args.template_min_pages,
             },
             eligibility,
+            groups: args
+                .group_by
+                .as_deref()
+                .map(GroupBy::parse)
+                .transpose()
+                .map_err(ConfigError)?
+                .map(|g| (g, args.group_scope)),
             quiet: args.quiet,
         })
     }

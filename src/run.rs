@@ -11,6 +11,7 @@ use std::time::{Instant, SystemTime};
 use anyhow::{Context, Result};
 use sha2::{Digest, Sha256};
 
+use crate::cli::GroupScope;
 use crate::config::RunConfig;
 use crate::eligibility::{self, Decision, PageFacts};
 use crate::input::embeddings::{self, Embeddings};
@@ -233,6 +234,20 @@ pub fn run(config: &RunConfig) -> Result<Outcome> {
         }
     }
 
+    // Internal: All URLs that the embeddings export lacks are pages too, without a vector, so
+    // the inventory gives them their real reason (a 404 is a 404, not a missing vector).
+    for &id in crawled.keys() {
+        let (f, via) = resolved[id as usize];
+        if via == Via::Itself {
+            pages.entry(f).or_insert_with(|| Page {
+                vector: None,
+                vector_from: None,
+                facts: PageFacts::default(),
+                decision: ok_decision(),
+            });
+        }
+    }
+
     // Facts: Internal: All for the resolved page, else the embeddings export's own columns.
     for (&f, page) in &mut pages {
         if let (Some(internal), Some(&i)) = (&internal, crawled.get(&f)) {
@@ -310,34 +325,71 @@ pub fn run(config: &RunConfig) -> Result<Outcome> {
         .filter(|f| pages[f].decision.source.is_ok())
         .collect();
     let search_started = Instant::now();
-    let gather = |ids: &[u32]| -> Vec<f32> {
-        let mut data = Vec::with_capacity(ids.len() * emb.dim);
-        for f in ids {
-            data.extend_from_slice(
-                emb.vector(pages[f].vector.expect("ordered pages have vectors")),
-            );
-        }
-        data
+    // Page-type groups: with scope "same", each group is searched on its own.
+    let group_of: HashMap<u32, String> = match &config.groups {
+        Some((rule, _)) => pages
+            .keys()
+            .map(|&f| {
+                let segment = internal
+                    .as_ref()
+                    .and_then(|i| crawled.get(&f).map(|&r| i.urls[r].segment.as_str()))
+                    .unwrap_or("");
+                (f, rule.group(urls.url(f), segment))
+            })
+            .collect(),
+        None => HashMap::new(),
     };
-    let (target_data, source_data) = (gather(&targets), gather(&sources));
-    let target_ranks: Vec<u32> = targets.iter().map(|f| rank[f]).collect();
-    let source_ranks: Vec<u32> = sources.iter().map(|f| rank[f]).collect();
-    let found = neighbors::top_k(
-        Matrix {
-            data: &target_data,
-            rows: targets.len(),
-            dim: emb.dim,
-        },
-        &target_ranks,
-        Matrix {
-            data: &source_data,
-            rows: sources.len(),
-            dim: emb.dim,
-        },
-        &source_ranks,
-        config.top_k,
-    );
-    drop((target_data, source_data));
+    let partitions: Vec<(Vec<u32>, Vec<u32>)> = match &config.groups {
+        Some((_, GroupScope::Same)) => {
+            let mut by_group: BTreeMap<&str, (Vec<u32>, Vec<u32>)> = BTreeMap::new();
+            for &t in &targets {
+                by_group.entry(group_of[&t].as_str()).or_default().0.push(t);
+            }
+            for &s in &sources {
+                by_group.entry(group_of[&s].as_str()).or_default().1.push(s);
+            }
+            by_group.into_values().collect()
+        }
+        _ => vec![(targets.clone(), sources.clone())],
+    };
+    let mut found_by_target: HashMap<u32, Vec<Neighbor>> = HashMap::with_capacity(targets.len());
+    for (group_targets, group_sources) in &partitions {
+        if group_targets.is_empty() {
+            continue;
+        }
+        let gather = |ids: &[u32]| -> Vec<f32> {
+            let mut data = Vec::with_capacity(ids.len() * emb.dim);
+            for f in ids {
+                data.extend_from_slice(
+                    emb.vector(pages[f].vector.expect("ordered pages have vectors")),
+                );
+            }
+            data
+        };
+        let (target_data, source_data) = (gather(group_targets), gather(group_sources));
+        let target_ranks: Vec<u32> = group_targets.iter().map(|f| rank[f]).collect();
+        let source_ranks: Vec<u32> = group_sources.iter().map(|f| rank[f]).collect();
+        let found = neighbors::top_k(
+            Matrix {
+                data: &target_data,
+                rows: group_targets.len(),
+                dim: emb.dim,
+            },
+            &target_ranks,
+            Matrix {
+                data: &source_data,
+                rows: group_sources.len(),
+                dim: emb.dim,
+            },
+            &source_ranks,
+            config.top_k,
+        );
+        found_by_target.extend(group_targets.iter().copied().zip(found));
+    }
+    let found: Vec<Vec<Neighbor>> = targets
+        .iter()
+        .map(|t| found_by_target.remove(t).unwrap_or_default())
+        .collect();
     let search_time = search_started.elapsed();
 
     let analysis = Analysis {
@@ -353,7 +405,9 @@ pub fn run(config: &RunConfig) -> Result<Outcome> {
         analysis.queue(),
         analysis.near_duplicates(),
     ];
-    sheets.push(pages_sheet(&inventory, &resolved, &pages, &urls, &links));
+    sheets.push(pages_sheet(
+        &inventory, &resolved, &pages, &urls, &links, &group_of,
+    ));
     sheets.push(rejected_sheet(&report));
     let digests = hashing.join().unwrap_or_default();
     let counts = analysis.counts();
@@ -613,6 +667,7 @@ fn pages_sheet(
     pages: &BTreeMap<u32, Page>,
     urls: &UrlTable,
     links: &LinkSet,
+    group_of: &HashMap<u32, String>,
 ) -> Sheet {
     let columns = vec![
         Column::new("URL", 60.0),
@@ -627,6 +682,7 @@ fn pages_sheet(
         Column::new("Destination Eligible", 11.0),
         Column::wrapped("Destination Reason", 30.0),
         Column::new("Body Inlinks", 9.0),
+        Column::new("Group", 16.0),
     ];
     let body = links.body_sources();
     let mut sheet = Sheet::new("Pages", columns);
@@ -646,6 +702,7 @@ fn pages_sheet(
                 Cell::text("not an absolute http(s) URL"),
                 yes_no(false),
                 Cell::text("not an absolute http(s) URL"),
+                Cell::Empty,
                 Cell::Empty,
             ]);
             sheet.rows.push(cells);
@@ -699,6 +756,7 @@ fn pages_sheet(
             yes_no(destination.is_ok()),
             Cell::text(destination.err().unwrap_or_default()),
             Cell::Int(body.get(&f).map_or(0, Vec::len) as i64),
+            Cell::text(group_of.get(&f).cloned().unwrap_or_default()),
         ]);
     }
     sheet
