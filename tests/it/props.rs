@@ -212,7 +212,7 @@ fn read_all_roles(dir: &std::path::Path, name: &str, bytes: &[u8]) {
     let mut report = Report::new();
     let _ = embeddings::read(&table, None, &mut report);
     let _ = inlinks::read(&table, &mut report, &mut |report, stats, _| {
-        report.stats(stats).used += 1
+        report.stats(stats).used += 1;
     });
     let _ = internal::read(&table, &mut report);
     for s in report.files() {
