@@ -145,6 +145,16 @@ pub struct RunArgs {
     #[arg(long, value_name = "FILE")]
     pub destination_list: Option<PathBuf>,
 
+    /// An earlier linkgap workbook whose Queue a person reviewed (in Excel, LibreOffice or
+    /// Google Sheets): decisions, passages, reviewers and reasons carry over to the same pairs.
+    #[arg(long, value_name = "XLSX")]
+    pub previous: Option<PathBuf>,
+
+    /// A CSV of URL and weight (e.g. Search Console clicks, or a client's priority pages):
+    /// the Queue puts suggestions for heavier pages first.
+    #[arg(long, value_name = "FILE")]
+    pub priority_urls: Option<PathBuf>,
+
     /// Page-type groups: `folder:N` (the first N folders of the path), `regex:PATTERN` (the
     /// first capture group, or the whole match), or `segments` (Screaming Frog Segments from
     /// Internal: All).

@@ -8,6 +8,8 @@
 
 pub mod cli;
 pub mod config;
+pub mod crawl;
+pub mod dates;
 pub mod eligibility;
 pub mod input;
 pub mod inspect;
@@ -16,6 +18,7 @@ pub mod neighbors;
 pub mod normalize;
 pub mod progress;
 pub mod report;
+pub mod review;
 pub mod run;
 pub mod synthetic;
 pub mod workbook;

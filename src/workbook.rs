@@ -32,6 +32,8 @@ pub enum Cell {
     Url(String),
     /// A whole number.
     Int(i64),
+    /// A decimal number.
+    Number(f64),
     /// A number shown as a percentage (0.923 → 92.3%).
     Percent(f64),
     /// A link status, coloured.
@@ -56,6 +58,7 @@ impl Cell {
             Cell::Text(s) => guard_formula(s),
             Cell::Url(s) => s.clone(),
             Cell::Int(i) => i.to_string(),
+            Cell::Number(f) => f.to_string(),
             Cell::Percent(f) => format!("{f:.4}"),
             Cell::Status(s) => s.label().to_string(),
         }
@@ -278,6 +281,9 @@ fn write_sheet(
                 }
                 Cell::Int(i) => {
                     ws.write_number(r, c, *i as f64)?;
+                }
+                Cell::Number(n) => {
+                    ws.write_number(r, c, *n)?;
                 }
                 Cell::Percent(p) => {
                     ws.write_number_with_format(r, c, *p, &f.percent)?;
