@@ -30,6 +30,49 @@ pub enum Command {
     Run(RunArgs),
     /// Show how linkgap reads export files: role, era, header row, columns, rows, vectors.
     Inspect(InspectArgs),
+    /// Check the approved links of a reviewed workbook against a later crawl.
+    Verify(VerifyArgs),
+}
+
+/// Arguments of `linkgap verify`.
+#[derive(Debug, Args)]
+#[command(
+    after_long_help = "Every Queue row accepted or revised (or in state approved/published) is looked up in the later crawl: a body link found makes it \"observed\" with the crawl date; a missing link reopens it as \"approved\" with a note; a template-only link or a link through a redirect is said so. The output also lists pages new in the later crawl and pages gone from it.\n\nExit codes: 0 = written; 1 = written, some rows rejected; 2 = not written."
+)]
+pub struct VerifyArgs {
+    /// The reviewed workbook (or its Queue.csv).
+    #[arg(long, value_name = "XLSX")]
+    pub queue: PathBuf,
+
+    /// All Inlinks of the later crawl.
+    #[arg(long, value_name = "FILE")]
+    pub inlinks: PathBuf,
+
+    /// Internal: All of the later crawl (redirects, canonicals, the page list).
+    #[arg(long, value_name = "FILE")]
+    pub internal: Option<PathBuf>,
+
+    /// Where to write the verified workbook (.xlsx).
+    #[arg(long, short, value_name = "FILE")]
+    pub out: PathBuf,
+
+    /// The later crawl's date, when its exports carry none (default: from Crawl Timestamp,
+    /// else the All Inlinks file's date).
+    #[arg(long, value_name = "YYYY-MM-DD")]
+    pub crawl_date: Option<String>,
+
+    /// Link Positions that count as body links.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "Content",
+        value_name = "NAMES"
+    )]
+    pub body_positions: Vec<String>,
+
+    /// No progress bars.
+    #[arg(long, short)]
+    pub quiet: bool,
 }
 
 /// Arguments of `linkgap run`.

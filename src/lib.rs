@@ -61,6 +61,27 @@ pub fn run_cli(cli: Cli) -> Result<Status> {
                 Status::Clean
             })
         }
+        Command::Verify(args) => {
+            let config = review::verify::VerifyConfig {
+                queue: args.queue,
+                inlinks: args.inlinks,
+                internal: args.internal,
+                out: args.out,
+                crawl_date: args.crawl_date,
+                link_rules: links::LinkRules {
+                    body_positions: args.body_positions,
+                    ..links::LinkRules::default()
+                },
+                quiet: args.quiet,
+            };
+            let outcome = review::verify::verify(&config)?;
+            eprintln!("linkgap: {}", outcome.summary);
+            Ok(if outcome.rejected > 0 {
+                Status::RowsRejected
+            } else {
+                Status::Clean
+            })
+        }
         Command::Inspect(args) => {
             let mut rejected = 0;
             let mut text = String::new();

@@ -4,6 +4,7 @@
 mod identity;
 mod inputs;
 mod props;
+mod review;
 mod run;
 mod snippets;
 mod util;

@@ -3,6 +3,8 @@
 //! everything a person typed in a History sheet when its pair leaves the queue, and checking
 //! approved links against a later crawl (`linkgap verify`).
 
+pub mod verify;
+
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
