@@ -156,7 +156,7 @@ pub fn verify(config: &VerifyConfig) -> Result<VerifyOutcome> {
         {
             values[i] = state;
             if let Some(c) = change_col {
-                values[c] = crawl_date.clone();
+                values[c].clone_from(&crawl_date);
             }
         }
         if let Some(v) = verify_col {
