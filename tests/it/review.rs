@@ -2,6 +2,7 @@
 //! a changed page reopens a rejection, and `verify` checks approved links in a later crawl.
 
 use std::collections::HashMap;
+use std::fmt::Write as _;
 use std::path::Path;
 
 use calamine::{Data, Reader, open_workbook_auto};
@@ -194,7 +195,12 @@ fn typed_reviews_survive_a_rerun_and_a_later_crawl_verifies_them() {
     std::fs::write(w.path("changed.csv"), changed + "\n").unwrap();
     // And the accepted pair gets its body link published.
     let mut inlinks = std::fs::read_to_string(&files.inlinks).unwrap();
-    inlinks.push_str(&format!("\"Hyperlink\",\"{}\",\"{}\",\"0\",\"\",\"guide\",\"200\",\"OK\",\"true\",\"\",\"\",\"Absolute\",\"//body/main/article/p[9]/a\",\"Content\",\"HTML\"\n", pair(&a).0, pair(&a).1));
+    let _ = writeln!(
+        inlinks,
+        "\"Hyperlink\",\"{}\",\"{}\",\"0\",\"\",\"guide\",\"200\",\"OK\",\"true\",\"\",\"\",\"Absolute\",\"//body/main/article/p[9]/a\",\"Content\",\"HTML\"",
+        pair(&a).0,
+        pair(&a).1
+    );
     std::fs::write(w.path("later_inlinks.csv"), inlinks).unwrap();
     edit_workbook(&second, &w.path("r2-reviewed.xlsx"), &|_, _| {});
     let o = w.run(&[
