@@ -529,13 +529,13 @@ impl Analysis<'_> {
     fn opportunities(&self) -> Sheet {
         let k = self.config.top_k;
         let mut columns = vec![
-            Column::new("Target URL", 60.0),
-            Column::wrapped("Links to Target URL", 60.0),
+            Column::new("Target URL", 45.0),
+            Column::new("Links to Target URL", 45.0),
         ];
         for i in 1..=k {
-            columns.push(Column::new(format!("Related URL {i}"), 50.0));
-            columns.push(Column::new(format!("Similarity {i}"), 11.0));
-            columns.push(Column::new(format!("Link Status {i}"), 20.0));
+            columns.push(Column::new(format!("Related URL {i}"), 45.0));
+            columns.push(Column::new(format!("Similarity {i}"), 10.0));
+            columns.push(Column::new(format!("Link Status {i}"), 19.0));
         }
         columns.push(Column::new("Body Inlinks", 12.0));
         let mut sheet = Sheet::new("Opportunities", columns);

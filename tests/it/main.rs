@@ -3,6 +3,7 @@
 
 mod identity;
 mod inputs;
+mod libreoffice;
 mod props;
 mod review;
 mod run;
