@@ -308,10 +308,20 @@ pub fn detect_roles(folder: &Path) -> Result<Inputs, ConfigError> {
             embeddings.push((path.clone(), roles.contains(&Role::Internal)));
         }
         if roles.contains(&Role::Internal) {
-            internal.push(path.clone());
+            internal.push((path.clone(), roles.contains(&Role::Embeddings)));
         }
     }
     let pick = |role: &str, found: Vec<PathBuf>| -> Result<Option<PathBuf>, ConfigError> {
+        // The same export saved twice (CSV and XLSX) is common: CSV wins, it has no cell limit.
+        let csv: Vec<PathBuf> = found
+            .iter()
+            .filter(|p| {
+                !p.extension()
+                    .is_some_and(|e| e.eq_ignore_ascii_case("xlsx"))
+            })
+            .cloned()
+            .collect();
+        let found = if csv.len() == 1 { csv } else { found };
         match found.len() {
             0 => Ok(None),
             1 => Ok(found.into_iter().next()),
@@ -350,9 +360,23 @@ pub fn detect_roles(folder: &Path) -> Result<Inputs, ConfigError> {
     };
     let embeddings = pick("embeddings", embeddings)?.ok_or_else(|| missing("embeddings"))?;
     let inlinks = pick("All Inlinks", inlinks)?.ok_or_else(|| missing("All Inlinks"))?;
+    // Likewise a plain Internal: All beats the AI tab, which carries a few Internal columns.
+    let internal: Vec<(PathBuf, bool)> = internal
+        .into_iter()
+        .filter(|(p, _)| *p != embeddings)
+        .collect();
+    let plain: Vec<PathBuf> = internal
+        .iter()
+        .filter(|(_, has_vectors)| !has_vectors)
+        .map(|(p, _)| p.clone())
+        .collect();
     let internal = pick(
         "Internal: All",
-        internal.into_iter().filter(|p| *p != embeddings).collect(),
+        if plain.is_empty() {
+            internal.into_iter().map(|(p, _)| p).collect()
+        } else {
+            plain
+        },
     )?;
     Ok(Inputs {
         embeddings,

@@ -55,6 +55,9 @@ pub fn run_cli(cli: Cli) -> Result<Status> {
             let config = config::RunConfig::from_args(&args)?;
             let outcome = run::run(&config)?;
             eprintln!("linkgap: {}", outcome.summary);
+            if !config.quiet {
+                eprintln!("linkgap: stages: {}", outcome.stages);
+            }
             Ok(if outcome.rejected > 0 {
                 Status::RowsRejected
             } else {

@@ -34,6 +34,8 @@ pub struct Outcome {
     pub rejected: u64,
     /// One-line summary for stderr.
     pub summary: String,
+    /// Wall time per stage, one line.
+    pub stages: String,
 }
 
 /// A page of the analysis: a resolved URL that the embeddings export or Internal: All names.
@@ -58,6 +60,7 @@ struct InventoryRow {
 /// Run the pipeline and write the workbook.
 pub fn run(config: &RunConfig) -> Result<Outcome> {
     let started = Instant::now();
+    let mut clock = Stages::new();
     let progress = Progress::new(config.quiet);
     let mut report = Report::new();
     let inputs = &config.inputs;
@@ -113,6 +116,7 @@ pub fn run(config: &RunConfig) -> Result<Outcome> {
             emb.column
         );
     }
+    clock.lap("read embeddings");
     let emb_stats = report.file(&emb.file, Role::Embeddings);
     let emb_ids: Vec<Option<u32>> = emb
         .pages
@@ -136,6 +140,7 @@ pub fn run(config: &RunConfig) -> Result<Outcome> {
         progress,
         &mut report,
     )?;
+    clock.lap("read crawl (Internal: All, All Inlinks) and resolve identities");
 
     // Pages and their vectors: the canonical page's own vector wins over a variant's.
     let mut pages: BTreeMap<u32, Page> = BTreeMap::new();
@@ -280,7 +285,7 @@ pub fn run(config: &RunConfig) -> Result<Outcome> {
         .copied()
         .filter(|f| pages[f].decision.source.is_ok())
         .collect();
-    let search_started = Instant::now();
+    clock.lap("eligibility");
     // Page-type groups: with scope "same", each group is searched on its own.
     let group_of: HashMap<u32, String> = match &config.groups {
         Some((rule, _)) => pages
@@ -361,7 +366,7 @@ pub fn run(config: &RunConfig) -> Result<Outcome> {
             .map(|s| (*s, out.remove(s).unwrap_or_default()))
             .collect()
     };
-    let search_time = search_started.elapsed();
+    clock.lap("neighbour search");
 
     let analysis = Analysis {
         config,
@@ -457,17 +462,19 @@ pub fn run(config: &RunConfig) -> Result<Outcome> {
         &digests,
         &links,
         &counts,
-        search_time.as_secs_f64(),
+        &clock,
         &[Some(&emb_table), Some(&inl_table), int_table.as_ref()],
     );
     sheets.push(run_sheet);
 
+    clock.lap("build sheets");
     workbook::write_xlsx(&config.out, &sheets)
         .with_context(|| format!("writing the workbook {}", config.out.display()))?;
     if let Some(dir) = &config.csv_dir {
         workbook::write_csv_dir(dir, &sheets)
             .with_context(|| format!("writing CSV files to {}", dir.display()))?;
     }
+    clock.lap("write workbook");
     let rejected = report.rejected_total();
     let summary = format!(
         "wrote {}: {} pages compared, {} link opportunities, {} near-duplicate pairs; {} input rows rejected{} ({:.1} s)",
@@ -483,13 +490,44 @@ pub fn run(config: &RunConfig) -> Result<Outcome> {
         },
         started.elapsed().as_secs_f64()
     );
-    Ok(Outcome { rejected, summary })
+    let stages = clock
+        .laps
+        .iter()
+        .map(|(stage, t)| format!("{stage} {t:.2} s"))
+        .collect::<Vec<_>>()
+        .join("; ");
+    Ok(Outcome {
+        rejected,
+        summary,
+        stages,
+    })
 }
 
 fn ok_decision() -> Decision {
     Decision {
         source: Ok(()),
         destination: Ok(()),
+    }
+}
+
+/// Wall time per stage, for the Run sheet (the workbook's own writing is reported on stderr).
+struct Stages {
+    last: Instant,
+    laps: Vec<(&'static str, f64)>,
+}
+
+impl Stages {
+    fn new() -> Stages {
+        Stages {
+            last: Instant::now(),
+            laps: Vec::new(),
+        }
+    }
+
+    fn lap(&mut self, stage: &'static str) {
+        let now = Instant::now();
+        self.laps.push((stage, (now - self.last).as_secs_f64()));
+        self.last = now;
     }
 }
 
@@ -854,7 +892,7 @@ fn run_sheet(
     digests: &[(PathBuf, io::Result<(u64, String)>)],
     links: &LinkSet,
     counts: &Counts,
-    search_seconds: f64,
+    clock: &Stages,
     tables: &[Option<&Table>],
 ) -> Sheet {
     let mut rows: Vec<(String, String)> = Vec::new();
@@ -1000,7 +1038,9 @@ fn run_sheet(
         "Link opportunities (Queue rows)",
         counts.opportunities.to_string(),
     );
-    kv("Search time", format!("{search_seconds:.2} s"));
+    for (stage, seconds) in &clock.laps {
+        kv(&format!("Time: {stage}"), format!("{seconds:.2} s"));
+    }
     for note in report.notes() {
         kv("Note", note.clone());
     }
