@@ -385,9 +385,9 @@ pub fn write_exports(dir: &Path, spec: &Spec) -> io::Result<Exports> {
                     cell.push(',');
                 }
                 if i % 2 == 0 {
-                    js_float(*x, &mut cell)
+                    js_float(*x, &mut cell);
                 } else {
-                    java_float(*x, &mut cell)
+                    java_float(*x, &mut cell);
                 }
             }
             let bad = spec.messy && i >= hubs && (i - hubs) % 9 == 4;
