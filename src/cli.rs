@@ -1,9 +1,11 @@
 //! Command-line arguments, in the words of the people who run Screaming Frog. Parsed by clap
 //! and turned into a validated [`Config`](crate::config) once; nothing downstream re-parses.
 
+use std::ffi::OsString;
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::parser::ValueSource;
+use clap::{ArgMatches, Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 
 /// linkgap: find missing internal links from Screaming Frog exports.
 ///
@@ -32,8 +34,44 @@ pub enum Command {
     Inspect(InspectArgs),
 }
 
+/// Parse the process's command line, recording which `run` options were given (see
+/// [`RunArgs::given`]).
+pub fn parse() -> Cli {
+    try_parse_from(std::env::args_os()).unwrap_or_else(|e| e.exit())
+}
+
+/// Parse `args` like [`parse`]. `Cli::try_parse_from` works too, but then `RunArgs::given` is
+/// empty and a `--config` file would override every option.
+pub fn try_parse_from<I, T>(args: I) -> Result<Cli, clap::Error>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    let matches = Cli::command().try_get_matches_from(args)?;
+    let mut cli = Cli::from_arg_matches(&matches)?;
+    if let (Command::Run(run), Some(("run", sub))) = (&mut cli.command, matches.subcommand()) {
+        run.given = given(sub);
+    }
+    Ok(cli)
+}
+
+/// Ids of the options a person wrote (or set through the environment), as opposed to clap's
+/// defaults: only these beat a settings file.
+fn given(matches: &ArgMatches) -> Vec<String> {
+    matches
+        .ids()
+        .filter(|id| {
+            matches!(
+                matches.value_source(id.as_str()),
+                Some(ValueSource::CommandLine | ValueSource::EnvVariable)
+            )
+        })
+        .map(|id| id.as_str().to_string())
+        .collect()
+}
+
 /// Arguments of `linkgap run`.
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 #[command(
     after_long_help = "Exit codes: 0 = workbook written, every row used; 1 = workbook written, some rows rejected (see the Rejected Rows sheet); 2 = no workbook.\n\nExamples:\n  linkgap run --embeddings custom_javascript_all.csv --inlinks all_inlinks.csv --internal internal_all.csv --out report.xlsx\n  linkgap run exports/ --out report.xlsx --client \"Acme\""
 )]
@@ -145,9 +183,26 @@ pub struct RunArgs {
     #[arg(long, value_name = "FILE")]
     pub destination_list: Option<PathBuf>,
 
+    /// Settings file (linkgap.toml, see docs/watch.md): options given on the command line win
+    /// over the file, the file wins over the defaults.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+
     /// No progress bars.
     #[arg(long, short)]
     pub quiet: bool,
+
+    /// Ids of the options given on the command line (filled by [`parse`]); the rest are
+    /// defaults that a `--config` file may replace.
+    #[arg(skip)]
+    pub given: Vec<String>,
+}
+
+impl RunArgs {
+    /// Whether the option with clap id `id` (the field name) was given on the command line.
+    pub fn was_given(&self, id: &str) -> bool {
+        self.given.iter().any(|g| g == id)
+    }
 }
 
 /// A keep/strip/add policy.
@@ -221,5 +276,30 @@ mod tests {
         };
         assert_eq!(args.body_positions, vec!["Content", "Aside"]);
         assert_eq!(args.top_k, 5);
+    }
+
+    #[test]
+    fn given_options_are_told_from_defaults() {
+        let cli = try_parse_from([
+            "linkgap",
+            "run",
+            "dir",
+            "-o",
+            "o.xlsx",
+            "-k",
+            "5",
+            "--strip-index",
+        ])
+        .unwrap();
+        let Command::Run(args) = cli.command else {
+            panic!("run")
+        };
+        assert!(
+            args.was_given("top_k"),
+            "given even when equal to the default"
+        );
+        assert!(args.was_given("strip_index"));
+        assert!(!args.was_given("near_duplicate"));
+        assert!(!args.was_given("min_words"));
     }
 }

@@ -4,7 +4,7 @@
 //! [`normalize`] decides which URLs are one page, [`eligibility`] decides which pages may
 //! carry or receive a link, [`neighbors`] ranks similar pages, [`links`] subtracts the links
 //! that already exist, and [`workbook`] writes the result. [`run`] wires them together;
-//! [`report`] accounts for every input row.
+//! [`report`] accounts for every input row. [`settings`] reads a client's `linkgap.toml`.
 
 pub mod cli;
 pub mod config;
@@ -17,6 +17,7 @@ pub mod normalize;
 pub mod progress;
 pub mod report;
 pub mod run;
+pub mod settings;
 pub mod synthetic;
 pub mod workbook;
 

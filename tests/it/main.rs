@@ -2,5 +2,6 @@
 //! read back. One test binary (see Cargo.toml) keeps the 2-core CI quick.
 
 mod run;
+mod settings;
 mod snippets;
 mod util;
