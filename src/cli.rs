@@ -3,6 +3,7 @@
 
 use std::ffi::OsString;
 use std::path::PathBuf;
+use std::time::Duration;
 
 use clap::parser::ValueSource;
 use clap::{ArgMatches, Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
@@ -32,6 +33,8 @@ pub enum Command {
     Run(RunArgs),
     /// Show how linkgap reads export files: role, era, header row, columns, rows, vectors.
     Inspect(InspectArgs),
+    /// Watch an inbox of client folders: complete export sets in, workbooks out.
+    Watch(WatchArgs),
 }
 
 /// Parse the process's command line, recording which `run` options were given (see
@@ -205,6 +208,76 @@ impl RunArgs {
     }
 }
 
+/// Arguments of `linkgap watch`.
+#[derive(Debug, Args)]
+#[command(
+    after_long_help = "Layout: INBOX/<client>/ holds one client's exports (and optionally linkgap.toml); workbooks go to OUTBOX/<client>/<client>-<crawl date>.xlsx; used exports move to INBOX/<client>/processed/<time>/, failed ones to INBOX/<client>/failed/<time>/ with error.txt.\n\nExamples:\n  linkgap watch /srv/inbox --out /srv/outbox\n  linkgap watch D:\\Exports --out D:\\Workbooks --once\n  linkgap watch --status /srv/inbox\n\nSee docs/watch.md."
+)]
+pub struct WatchArgs {
+    /// The inbox: one folder per client, each holding that client's exports.
+    #[arg(value_name = "INBOX")]
+    pub inbox: PathBuf,
+
+    /// The outbox: workbooks are written to OUTBOX/<client>/.
+    #[arg(long, short, value_name = "OUTBOX", required_unless_present = "status")]
+    pub out: Option<PathBuf>,
+
+    /// List the clients with their last run and result, then exit.
+    #[arg(long, conflicts_with_all = ["out", "once"])]
+    pub status: bool,
+
+    /// Process the sets that are there (waiting for them to settle), then exit: for cron or a
+    /// scheduled task.
+    #[arg(long)]
+    pub once: bool,
+
+    /// Seconds a set's files must keep the same size and modification time before they are
+    /// read (copies over a network or a sync client arrive in pieces).
+    #[arg(long, default_value = "30", value_parser = seconds, value_name = "SECONDS")]
+    pub settle: Duration,
+
+    /// Seconds between looks at the inbox.
+    #[arg(long, default_value = "5", value_parser = seconds, value_name = "SECONDS")]
+    pub poll_interval: Duration,
+
+    /// How changes are noticed. This build has no file-system events backend: auto means
+    /// poll, and events is refused.
+    #[arg(long, value_enum, default_value_t = WatchMode::Auto)]
+    pub mode: WatchMode,
+
+    /// Test hook: sleep this many seconds after claiming a set, so tests can stop or kill the
+    /// watcher "during processing".
+    #[arg(long, hide = true, value_parser = seconds, value_name = "SECONDS")]
+    pub pause_after_claim: Option<Duration>,
+
+    /// Test hook: abort the process (as a kill -9 would) at this point of a set's life, so
+    /// tests can check that every crash point is recovered: claim-partial, run-done,
+    /// output-chosen, renamed, status-written, error-written.
+    #[arg(long, hide = true, value_name = "POINT")]
+    pub crash_at: Option<String>,
+}
+
+/// How `linkgap watch` notices new files.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum WatchMode {
+    /// The best available: polling in this build.
+    Auto,
+    /// Look at the folders every --poll-interval (works on network shares and synced folders).
+    Poll,
+    /// File-system events (not available in this build).
+    Events,
+}
+
+/// A duration in seconds, fractions allowed (tests use tenths).
+fn seconds(text: &str) -> Result<Duration, String> {
+    let secs: f64 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("expected a number of seconds, not {text:?}"))?;
+    Duration::try_from_secs_f64(secs)
+        .map_err(|_| format!("expected a number of seconds of zero or more, not {text:?}"))
+}
+
 /// A keep/strip/add policy.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Policy {
@@ -301,5 +374,21 @@ mod tests {
         assert!(args.was_given("strip_index"));
         assert!(!args.was_given("near_duplicate"));
         assert!(!args.was_given("min_words"));
+    }
+
+    #[test]
+    fn watch_needs_an_outbox_unless_asking_for_status() {
+        assert!(Cli::try_parse_from(["linkgap", "watch", "in"]).is_err());
+        assert!(Cli::try_parse_from(["linkgap", "watch", "--status", "in"]).is_ok());
+        let cli =
+            Cli::try_parse_from(["linkgap", "watch", "in", "--out", "out", "--settle", "0.25"])
+                .unwrap();
+        let Command::Watch(args) = cli.command else {
+            panic!("watch")
+        };
+        assert_eq!(args.settle, Duration::from_millis(250));
+        assert!(
+            Cli::try_parse_from(["linkgap", "watch", "in", "-o", "o", "--settle", "-1"]).is_err()
+        );
     }
 }

@@ -31,6 +31,9 @@ pub struct Outcome {
     pub rejected: u64,
     /// One-line summary for stderr.
     pub summary: String,
+    /// The crawl date the exports carry (first ten characters of the latest Crawl Timestamp
+    /// of Internal: All or the AI tab), if any. `linkgap watch` names workbooks by it.
+    pub crawl_date: Option<String>,
 }
 
 /// A page of the analysis: a resolved URL that the embeddings export or Internal: All names.
@@ -167,7 +170,7 @@ pub fn run(config: &RunConfig) -> Result<Outcome> {
     report.set_ticker(Some(progress.rows("Reading All Inlinks")));
     let mut collector = LinkCollector::new();
     inlinks::read(&inl_table, &mut report, &mut |report, stats, link| {
-        collector.add(link, &mut urls, rules, &config.link_rules, report, stats)
+        collector.add(link, &mut urls, rules, &config.link_rules, report, stats);
     })
     .with_context(|| format!("reading {}", inl_table.name()))?;
     report.set_ticker(None);
@@ -391,7 +394,16 @@ pub fn run(config: &RunConfig) -> Result<Outcome> {
         },
         started.elapsed().as_secs_f64()
     );
-    Ok(Outcome { rejected, summary })
+    let crawl_date = internal
+        .as_ref()
+        .and_then(|i| i.crawl_timestamp.clone())
+        .or_else(|| emb.crawl_timestamp.clone())
+        .map(|t| t.chars().take(10).collect());
+    Ok(Outcome {
+        rejected,
+        summary,
+        crawl_date,
+    })
 }
 
 fn ok_decision() -> Decision {

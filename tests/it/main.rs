@@ -5,3 +5,4 @@ mod run;
 mod settings;
 mod snippets;
 mod util;
+mod watch;
