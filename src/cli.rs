@@ -35,6 +35,8 @@ pub enum Command {
     Inspect(InspectArgs),
     /// Watch an inbox of client folders: complete export sets in, workbooks out.
     Watch(WatchArgs),
+    /// Check the approved links of a reviewed workbook against a later crawl.
+    Verify(VerifyArgs),
 }
 
 /// Parse the process's command line, recording which `run` options were given (see
@@ -71,6 +73,47 @@ fn given(matches: &ArgMatches) -> Vec<String> {
         })
         .map(|id| id.as_str().to_string())
         .collect()
+}
+
+/// Arguments of `linkgap verify`.
+#[derive(Debug, Args)]
+#[command(
+    after_long_help = "Every Queue row accepted or revised (or in state approved/published) is looked up in the later crawl: a body link found makes it \"observed\" with the crawl date; a missing link reopens it as \"approved\" with a note; a template-only link or a link through a redirect is said so. The output also lists pages new in the later crawl and pages gone from it.\n\nExit codes: 0 = written; 1 = written, some rows rejected; 2 = not written."
+)]
+pub struct VerifyArgs {
+    /// The reviewed workbook (or its Queue.csv).
+    #[arg(long, value_name = "XLSX")]
+    pub queue: PathBuf,
+
+    /// All Inlinks of the later crawl.
+    #[arg(long, value_name = "FILE")]
+    pub inlinks: PathBuf,
+
+    /// Internal: All of the later crawl (redirects, canonicals, the page list).
+    #[arg(long, value_name = "FILE")]
+    pub internal: Option<PathBuf>,
+
+    /// Where to write the verified workbook (.xlsx).
+    #[arg(long, short, value_name = "FILE")]
+    pub out: PathBuf,
+
+    /// The later crawl's date, when its exports carry none (default: from Crawl Timestamp,
+    /// else the All Inlinks file's date).
+    #[arg(long, value_name = "YYYY-MM-DD")]
+    pub crawl_date: Option<String>,
+
+    /// Link Positions that count as body links.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "Content",
+        value_name = "NAMES"
+    )]
+    pub body_positions: Vec<String>,
+
+    /// No progress bars.
+    #[arg(long, short)]
+    pub quiet: bool,
 }
 
 /// Arguments of `linkgap run`.
@@ -191,6 +234,26 @@ pub struct RunArgs {
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
 
+    /// An earlier linkgap workbook whose Queue a person reviewed (in Excel, LibreOffice or
+    /// Google Sheets): decisions, passages, reviewers and reasons carry over to the same pairs.
+    #[arg(long, value_name = "XLSX")]
+    pub previous: Option<PathBuf>,
+
+    /// A CSV of URL and weight (e.g. Search Console clicks, or a client's priority pages):
+    /// the Queue puts suggestions for heavier pages first.
+    #[arg(long, value_name = "FILE")]
+    pub priority_urls: Option<PathBuf>,
+
+    /// Page-type groups: `folder:N` (the first N folders of the path), `regex:PATTERN` (the
+    /// first capture group, or the whole match), or `segments` (Screaming Frog Segments from
+    /// Internal: All).
+    #[arg(long, value_name = "RULE")]
+    pub group_by: Option<String>,
+
+    /// With --group-by: suggest links only within a group (`same`) or across groups (`all`).
+    #[arg(long, value_enum, default_value_t = GroupScope::Same, requires = "group_by")]
+    pub group_scope: GroupScope,
+
     /// No progress bars.
     #[arg(long, short)]
     pub quiet: bool,
@@ -276,6 +339,15 @@ fn seconds(text: &str) -> Result<Duration, String> {
         .map_err(|_| format!("expected a number of seconds, not {text:?}"))?;
     Duration::try_from_secs_f64(secs)
         .map_err(|_| format!("expected a number of seconds of zero or more, not {text:?}"))
+}
+
+/// Which pairs --group-by allows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum GroupScope {
+    /// Source and destination in the same group.
+    Same,
+    /// Any pair; the group is shown.
+    All,
 }
 
 /// A keep/strip/add policy.

@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 
 use regex::Regex;
 
-use crate::cli::{Policy, RunArgs};
-use crate::eligibility::EligibilityRules;
+use crate::cli::{GroupScope, Policy, RunArgs};
+use crate::eligibility::{EligibilityRules, GroupBy};
 use crate::input::Table;
 use crate::links::LinkRules;
 use crate::normalize::{Rules, SlashPolicy, WwwPolicy, normalize};
@@ -60,6 +60,12 @@ pub struct RunConfig {
     pub link_rules: LinkRules,
     /// Eligibility rules.
     pub eligibility: EligibilityRules,
+    /// An earlier reviewed workbook.
+    pub previous: Option<PathBuf>,
+    /// Importance weights for the Queue priority.
+    pub importance: crate::review::Importance,
+    /// Page-type groups and whether links stay within them.
+    pub groups: Option<(GroupBy, GroupScope)>,
     /// No progress bars.
     pub quiet: bool,
 }
@@ -208,6 +214,22 @@ impl RunConfig {
                 .filter(|p| !p.is_empty())
                 .collect();
         }
+        if let Some(previous) = &args.previous
+            && !previous.is_file()
+        {
+            return Err(ConfigError(format!(
+                "--previous {}: no such file",
+                previous.display()
+            )));
+        }
+        let importance = match &args.priority_urls {
+            Some(path) => {
+                crate::review::Importance::read(path, &url_rules)
+                    .map_err(ConfigError)?
+                    .0
+            }
+            None => crate::review::Importance::default(),
+        };
         let eligibility = EligibilityRules {
             min_words: args.min_words,
             source_include: regex("--include-source", args.include_source.as_ref())?,
@@ -236,6 +258,15 @@ impl RunConfig {
                 template_min_pages: args.template_min_pages,
             },
             eligibility,
+            previous: args.previous.clone(),
+            importance,
+            groups: args
+                .group_by
+                .as_deref()
+                .map(GroupBy::parse)
+                .transpose()
+                .map_err(ConfigError)?
+                .map(|g| (g, args.group_scope)),
             quiet: args.quiet,
         })
     }

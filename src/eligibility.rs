@@ -71,6 +71,95 @@ impl EligibilityRules {
     }
 }
 
+/// How pages are put into page-type groups.
+#[derive(Debug, Clone)]
+pub enum GroupBy {
+    /// The first N folders of the path (`/blog/2024/x` at depth 1 is `/blog/`).
+    Folder(usize),
+    /// The first capture group of a regex on the URL, or the whole match; no match is "other".
+    Regex(Regex),
+    /// Screaming Frog Segments (Internal: All "Segments" column).
+    Segments,
+}
+
+impl GroupBy {
+    /// Parse `folder:N`, `regex:PATTERN` or `segments`.
+    pub fn parse(text: &str) -> Result<GroupBy, String> {
+        let text = text.trim();
+        if text.eq_ignore_ascii_case("segments") || text.eq_ignore_ascii_case("segment") {
+            return Ok(GroupBy::Segments);
+        }
+        if let Some(n) = text.strip_prefix("folder:") {
+            return n
+                .trim()
+                .parse::<usize>()
+                .ok()
+                .filter(|n| *n > 0)
+                .map(GroupBy::Folder)
+                .ok_or_else(|| {
+                    format!("--group-by folder:N needs a depth of 1 or more, not \"{n}\"")
+                });
+        }
+        if let Some(p) = text.strip_prefix("regex:") {
+            return Regex::new(p)
+                .map(GroupBy::Regex)
+                .map_err(|e| format!("--group-by regex: {e}"));
+        }
+        Err(format!(
+            "--group-by takes folder:N, regex:PATTERN or segments, not \"{text}\""
+        ))
+    }
+
+    /// The group of a page.
+    pub fn group(&self, url: &str, segment: &str) -> String {
+        match self {
+            GroupBy::Folder(depth) => {
+                let path = url
+                    .split_once("://")
+                    .map_or(url, |(_, rest)| rest.find('/').map_or("/", |i| &rest[i..]));
+                let path = path.split(['?', '#']).next().unwrap_or("/");
+                let folders: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
+                // The last segment is the page itself, not a folder.
+                let n = (*depth).min(
+                    folders
+                        .len()
+                        .saturating_sub(usize::from(!path.ends_with('/'))),
+                );
+                if n == 0 {
+                    "/".to_string()
+                } else {
+                    format!("/{}/", folders[..n].join("/"))
+                }
+            }
+            GroupBy::Regex(re) => re.captures(url).map_or_else(
+                || "other".to_string(),
+                |c| {
+                    c.get(1)
+                        .or_else(|| c.get(0))
+                        .map_or("", |m| m.as_str())
+                        .to_string()
+                },
+            ),
+            GroupBy::Segments => {
+                if segment.trim().is_empty() {
+                    "no segment".to_string()
+                } else {
+                    segment.trim().to_string()
+                }
+            }
+        }
+    }
+
+    /// Words for the Run sheet.
+    pub fn describe(&self) -> String {
+        match self {
+            GroupBy::Folder(n) => format!("first {n} folder(s) of the path"),
+            GroupBy::Regex(re) => format!("regex {}", re.as_str()),
+            GroupBy::Segments => "Screaming Frog Segments".into(),
+        }
+    }
+}
+
 /// Eligibility of one page in both roles: `Ok` or the reason it is excluded.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Decision {
@@ -281,6 +370,31 @@ mod tests {
             &rules,
         );
         assert_eq!(d.source, Err("no vector: empty cell".into()));
+    }
+
+    #[test]
+    fn groups_by_folder_regex_and_segment() {
+        let g = GroupBy::parse("folder:1").unwrap();
+        assert_eq!(g.group("https://a.example/blog/2024/post", ""), "/blog/");
+        assert_eq!(g.group("https://a.example/about", ""), "/");
+        assert_eq!(g.group("https://a.example/shop/", ""), "/shop/");
+        let g2 = GroupBy::parse("folder:2").unwrap();
+        assert_eq!(
+            g2.group("https://a.example/blog/2024/post?x=1", ""),
+            "/blog/2024/"
+        );
+        assert_eq!(g2.group("https://a.example/blog/post", ""), "/blog/");
+        let r = GroupBy::parse("regex:/(products|blog)/").unwrap();
+        assert_eq!(r.group("https://a.example/blog/x", ""), "blog");
+        assert_eq!(r.group("https://a.example/x", ""), "other");
+        assert_eq!(
+            GroupBy::parse("segments")
+                .unwrap()
+                .group("https://a/", " Recipes "),
+            "Recipes"
+        );
+        assert!(GroupBy::parse("folder:0").is_err());
+        assert!(GroupBy::parse("colour").is_err());
     }
 
     #[test]

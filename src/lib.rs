@@ -9,6 +9,8 @@
 
 pub mod cli;
 pub mod config;
+pub mod crawl;
+pub mod dates;
 pub mod eligibility;
 pub mod input;
 pub mod inspect;
@@ -17,6 +19,7 @@ pub mod neighbors;
 pub mod normalize;
 pub mod progress;
 pub mod report;
+pub mod review;
 pub mod run;
 pub mod settings;
 pub mod synthetic;
@@ -76,6 +79,27 @@ pub fn run_cli(cli: Cli) -> Result<Status> {
                 );
             }
             Ok(Status::Clean)
+        }
+        Command::Verify(args) => {
+            let config = review::verify::VerifyConfig {
+                queue: args.queue,
+                inlinks: args.inlinks,
+                internal: args.internal,
+                out: args.out,
+                crawl_date: args.crawl_date,
+                link_rules: links::LinkRules {
+                    body_positions: args.body_positions,
+                    ..links::LinkRules::default()
+                },
+                quiet: args.quiet,
+            };
+            let outcome = review::verify::verify(&config)?;
+            eprintln!("linkgap: {}", outcome.summary);
+            Ok(if outcome.rejected > 0 {
+                Status::RowsRejected
+            } else {
+                Status::Clean
+            })
         }
         Command::Inspect(args) => {
             let mut rejected = 0;

@@ -2,7 +2,7 @@
 //! telling body links from template links (Link Position, plus repeated blocks that Screaming
 //! Frog labels "Content"), and noting links that reach their page only through a redirect.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 use crate::input::inlinks::{LinkKind, LinkRow};
 use crate::normalize::identity::{UrlTable, Via};
@@ -279,6 +279,11 @@ impl LinkSet {
             }
         }
         out
+    }
+
+    /// Pages that link to at least one other page.
+    pub fn sources(&self) -> BTreeSet<u32> {
+        self.pairs.keys().map(|&(s, _)| s).collect()
     }
 
     /// Number of distinct directed pairs.

@@ -13,6 +13,8 @@ pub enum Role {
     Inlinks,
     /// Internal: All / Internal: HTML.
     Internal,
+    /// An earlier linkgap workbook's Queue or History.
+    Review,
 }
 
 impl fmt::Display for Role {
@@ -21,6 +23,7 @@ impl fmt::Display for Role {
             Role::Embeddings => "embeddings",
             Role::Inlinks => "All Inlinks",
             Role::Internal => "Internal: All",
+            Role::Review => "earlier review",
         })
     }
 }

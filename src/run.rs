@@ -11,17 +11,20 @@ use std::time::{Instant, SystemTime};
 use anyhow::{Context, Result};
 use sha2::{Digest, Sha256};
 
+use crate::cli::GroupScope;
 use crate::config::RunConfig;
+use crate::crawl::{self, Crawl};
 use crate::eligibility::{self, Decision, PageFacts};
+use crate::input::Table;
 use crate::input::embeddings::{self, Embeddings};
-use crate::input::internal::{self, Internal};
-use crate::input::{Table, inlinks};
-use crate::links::{LinkCollector, LinkSet, LinkStatus};
+use crate::input::internal::Internal;
+use crate::links::{LinkSet, LinkStatus};
 use crate::neighbors::{self, Matrix, Neighbor};
-use crate::normalize::identity::{Edges, UrlTable, Via, resolve_all};
-use crate::normalize::{Rules, normalize};
+use crate::normalize::identity::{UrlTable, Via};
+use crate::normalize::normalize;
 use crate::progress::Progress;
 use crate::report::{Report, Role};
+use crate::review::{self, Candidate, FoundVia};
 use crate::workbook::{self, Cell, Column, Sheet};
 
 /// What a run produced.
@@ -100,53 +103,7 @@ pub fn run(config: &RunConfig) -> Result<Outcome> {
 
     let rules = &config.url_rules;
     let mut urls = UrlTable::default();
-    let mut edges = Edges::default();
     let mut inventory: Vec<InventoryRow> = Vec::new();
-
-    // Internal: All — facts per URL, redirects and canonicals.
-    let mut crawled: HashMap<u32, usize> = HashMap::new();
-    let internal = match &int_table {
-        Some(t) => {
-            report.set_ticker(Some(progress.rows("Reading Internal: All")));
-            let internal =
-                internal::read(t, &mut report).with_context(|| format!("reading {}", t.name()))?;
-            let stats = report.file(t.name(), Role::Internal);
-            for (i, u) in internal.urls.iter().enumerate() {
-                let Ok(norm) = normalize(&u.url, rules) else {
-                    report.skip(stats, "URL cannot be normalized");
-                    continue;
-                };
-                report.stats(stats).used += 1;
-                let id = urls.intern(&norm);
-                // Spellings that normalize alike (an upper-case host that 301s to the lower-case
-                // one) are one URL: the row that served the page (200) speaks for it.
-                match crawled.get(&id) {
-                    Some(&j)
-                        if internal.urls[j].status_code == Some(200)
-                            || u.status_code != Some(200) => {}
-                    _ => {
-                        crawled.insert(id, i);
-                    }
-                }
-                if u.status_code.is_some_and(|c| (300..400).contains(&c))
-                    && let Some(to) = absolute(&u.url, &u.redirect, rules)
-                {
-                    let to = urls.intern(&to);
-                    if to != id {
-                        edges.redirect.insert(id, to);
-                    }
-                }
-                if let Some(canonical) = absolute(&u.url, &u.canonical, rules) {
-                    let c = urls.intern(&canonical);
-                    if c != id {
-                        edges.canonical.insert(id, c);
-                    }
-                }
-            }
-            Some(internal)
-        }
-        None => None,
-    };
 
     // Embeddings.
     report.set_ticker(Some(progress.rows("Reading embeddings")));
@@ -166,22 +123,22 @@ pub fn run(config: &RunConfig) -> Result<Outcome> {
         .map(|p| normalize(&p.url, rules).ok().map(|n| urls.intern(&n)))
         .collect();
 
-    // All Inlinks, streamed.
-    report.set_ticker(Some(progress.rows("Reading All Inlinks")));
-    let mut collector = LinkCollector::new();
-    inlinks::read(&inl_table, &mut report, &mut |report, stats, link| {
-        collector.add(link, &mut urls, rules, &config.link_rules, report, stats);
-    })
-    .with_context(|| format!("reading {}", inl_table.name()))?;
-    report.set_ticker(None);
-    for &(from, to) in &collector.redirects {
-        // Internal: All is the better witness of where a URL redirects; inlinks only fill gaps.
-        edges.redirect.entry(from).or_insert(to);
-    }
-
-    // Identity: every URL to the page it stands for.
-    let resolved = resolve_all(urls.len(), &edges);
-    let links = collector.finish(&resolved, &config.link_rules);
+    // The crawl: Internal: All facts, redirects, canonicals and existing links.
+    let Crawl {
+        urls,
+        resolved,
+        links,
+        internal,
+        crawled,
+    } = crawl::load(
+        urls,
+        &inl_table,
+        int_table.as_ref(),
+        rules,
+        &config.link_rules,
+        progress,
+        &mut report,
+    )?;
 
     // Pages and their vectors: the canonical page's own vector wins over a variant's.
     let mut pages: BTreeMap<u32, Page> = BTreeMap::new();
@@ -233,6 +190,20 @@ pub fn run(config: &RunConfig) -> Result<Outcome> {
             report.stats(emb_stats).used += 1;
         } else if pages.contains_key(&f) {
             report.skip(emb_stats, "another row's vector stands for the same page");
+        }
+    }
+
+    // Internal: All URLs that the embeddings export lacks are pages too, without a vector, so
+    // the inventory gives them their real reason (a 404 is a 404, not a missing vector).
+    for &id in crawled.keys() {
+        let (f, via) = resolved[id as usize];
+        if via == Via::Itself {
+            pages.entry(f).or_insert_with(|| Page {
+                vector: None,
+                vector_from: None,
+                facts: PageFacts::default(),
+                decision: ok_decision(),
+            });
         }
     }
 
@@ -313,34 +284,86 @@ pub fn run(config: &RunConfig) -> Result<Outcome> {
         .filter(|f| pages[f].decision.source.is_ok())
         .collect();
     let search_started = Instant::now();
-    let gather = |ids: &[u32]| -> Vec<f32> {
-        let mut data = Vec::with_capacity(ids.len() * emb.dim);
-        for f in ids {
-            data.extend_from_slice(
-                emb.vector(pages[f].vector.expect("ordered pages have vectors")),
-            );
-        }
-        data
+    // Page-type groups: with scope "same", each group is searched on its own.
+    let group_of: HashMap<u32, String> = match &config.groups {
+        Some((rule, _)) => pages
+            .keys()
+            .map(|&f| {
+                let segment = internal
+                    .as_ref()
+                    .and_then(|i| crawled.get(&f).map(|&r| i.urls[r].segment.as_str()))
+                    .unwrap_or("");
+                (f, rule.group(urls.url(f), segment))
+            })
+            .collect(),
+        None => HashMap::new(),
     };
-    let (target_data, source_data) = (gather(&targets), gather(&sources));
-    let target_ranks: Vec<u32> = targets.iter().map(|f| rank[f]).collect();
-    let source_ranks: Vec<u32> = sources.iter().map(|f| rank[f]).collect();
-    let found = neighbors::top_k(
-        Matrix {
-            data: &target_data,
-            rows: targets.len(),
-            dim: emb.dim,
-        },
-        &target_ranks,
-        Matrix {
-            data: &source_data,
-            rows: sources.len(),
-            dim: emb.dim,
-        },
-        &source_ranks,
-        config.top_k,
-    );
-    drop((target_data, source_data));
+    let same_group = matches!(&config.groups, Some((_, GroupScope::Same)));
+    let search = |queries: &[u32], candidates: &[u32]| -> HashMap<u32, Vec<Neighbor>> {
+        let partitions: Vec<(Vec<u32>, Vec<u32>)> = if same_group {
+            let mut by_group: BTreeMap<&str, (Vec<u32>, Vec<u32>)> = BTreeMap::new();
+            for &q in queries {
+                by_group.entry(group_of[&q].as_str()).or_default().0.push(q);
+            }
+            for &c in candidates {
+                by_group.entry(group_of[&c].as_str()).or_default().1.push(c);
+            }
+            by_group.into_values().collect()
+        } else {
+            vec![(queries.to_vec(), candidates.to_vec())]
+        };
+        let mut out = HashMap::with_capacity(queries.len());
+        for (group_queries, group_candidates) in &partitions {
+            if group_queries.is_empty() {
+                continue;
+            }
+            let gather = |ids: &[u32]| -> Vec<f32> {
+                let mut data = Vec::with_capacity(ids.len() * emb.dim);
+                for f in ids {
+                    data.extend_from_slice(
+                        emb.vector(pages[f].vector.expect("ordered pages have vectors")),
+                    );
+                }
+                data
+            };
+            let (query_data, cand_data) = (gather(group_queries), gather(group_candidates));
+            let query_ranks: Vec<u32> = group_queries.iter().map(|f| rank[f]).collect();
+            let cand_ranks: Vec<u32> = group_candidates.iter().map(|f| rank[f]).collect();
+            let found = neighbors::top_k(
+                Matrix {
+                    data: &query_data,
+                    rows: group_queries.len(),
+                    dim: emb.dim,
+                },
+                &query_ranks,
+                Matrix {
+                    data: &cand_data,
+                    rows: group_candidates.len(),
+                    dim: emb.dim,
+                },
+                &cand_ranks,
+                config.top_k,
+            );
+            out.extend(group_queries.iter().copied().zip(found));
+        }
+        out
+    };
+    // Inbound: for each destination, the most similar sources (the Moz view). Outbound: for
+    // each source, the most similar destinations; the same lists when both sets are equal.
+    let mut inbound = search(&targets, &sources);
+    let found: Vec<Vec<Neighbor>> = targets
+        .iter()
+        .map(|t| inbound.remove(t).unwrap_or_default())
+        .collect();
+    let outbound: Vec<(u32, Vec<Neighbor>)> = if targets == sources {
+        targets.iter().copied().zip(found.iter().cloned()).collect()
+    } else {
+        let mut out = search(&sources, &targets);
+        sources
+            .iter()
+            .map(|s| (*s, out.remove(s).unwrap_or_default()))
+            .collect()
+    };
     let search_time = search_started.elapsed();
 
     let analysis = Analysis {
@@ -349,17 +372,86 @@ pub fn run(config: &RunConfig) -> Result<Outcome> {
         order: &order,
         targets: &targets,
         found: &found,
+        outbound: &outbound,
         links: &links,
     };
+    let body = links.body_sources();
+    let fingerprints: HashMap<u32, String> = order
+        .iter()
+        .map(|&f| {
+            let title = internal
+                .as_ref()
+                .and_then(|i| crawled.get(&f).map(|&r| i.urls[r].title.as_str()))
+                .unwrap_or("");
+            (
+                f,
+                review::fingerprint(
+                    emb.vector(pages[&f].vector.expect("ordered pages have vectors")),
+                    title,
+                ),
+            )
+        })
+        .collect();
+    let candidates = analysis.candidates(&body, &fingerprints);
+    let previous = match &config.previous {
+        Some(path) => review::read_previous(path, rules, &mut report)
+            .with_context(|| format!("reading the earlier review {}", path.display()))?,
+        None => Vec::new(),
+    };
+    let today = crate::dates::today();
+    let gone = |source: &str, destination: &str| -> String {
+        let page = |u: &str| {
+            urls.get(u)
+                .map(|id| resolved[id as usize].0)
+                .filter(|f| pages.contains_key(f))
+        };
+        match (page(source), page(destination)) {
+            (Some(s), Some(d)) => match links.status(s, d) {
+                LinkStatus::Body | LinkStatus::BodyNofollow => {
+                    format!("a body link exists in this crawl ({today})")
+                }
+                LinkStatus::ViaRedirect => {
+                    format!("a body link exists via a redirect in this crawl ({today})")
+                }
+                _ if pages[&s].decision.source.is_err() => format!(
+                    "the source is no longer eligible: {}",
+                    pages[&s].decision.source.clone().err().unwrap_or_default()
+                ),
+                _ if pages[&d].decision.destination.is_err() => format!(
+                    "the destination is no longer eligible: {}",
+                    pages[&d]
+                        .decision
+                        .destination
+                        .clone()
+                        .err()
+                        .unwrap_or_default()
+                ),
+                _ => "no longer among the most similar pages".to_string(),
+            },
+            (None, _) => "the source page is not in this crawl".into(),
+            (_, None) => "the destination page is not in this crawl".into(),
+        }
+    };
+    let (queue_rows, history) = review::carry_forward(candidates, previous, &gone, &today);
     let mut sheets = vec![
         analysis.opportunities(),
-        analysis.queue(),
+        review::queue_sheet(&config.client, &queue_rows),
         analysis.near_duplicates(),
     ];
-    sheets.push(pages_sheet(&inventory, &resolved, &pages, &urls, &links));
+    sheets.push(pages_sheet(
+        &inventory, &resolved, &pages, &urls, &links, &group_of,
+    ));
+    if config.previous.is_some() || !history.is_empty() {
+        sheets.push(review::history_sheet(&history));
+    }
     sheets.push(rejected_sheet(&report));
     let digests = hashing.join().unwrap_or_default();
     let counts = analysis.counts();
+    let crawl_date = crawl_date(config, &emb, internal.as_ref());
+    sheets.insert(
+        0,
+        summary_sheet(config, &crawl_date, &pages, &counts, &queue_rows, &history),
+    );
     let run_sheet = run_sheet(
         config,
         &report,
@@ -413,19 +505,6 @@ fn ok_decision() -> Decision {
     }
 }
 
-/// Normalize `href` as written on page `base` (Screaming Frog writes absolute URLs; a
-/// relative one is resolved the way a browser would).
-fn absolute(base: &str, href: &str, rules: &Rules) -> Option<String> {
-    let href = href.trim();
-    if href.is_empty() {
-        return None;
-    }
-    normalize(href, rules).ok().or_else(|| {
-        let joined = url::Url::parse(base.trim()).ok()?.join(href).ok()?;
-        normalize(joined.as_str(), rules).ok()
-    })
-}
-
 struct Counts {
     opportunities: usize,
     near_duplicates: usize,
@@ -438,6 +517,7 @@ struct Analysis<'a> {
     order: &'a [u32],
     targets: &'a [u32],
     found: &'a [Vec<Neighbor>],
+    outbound: &'a [(u32, Vec<Neighbor>)],
     links: &'a LinkSet,
 }
 
@@ -461,13 +541,13 @@ impl Analysis<'_> {
     fn opportunities(&self) -> Sheet {
         let k = self.config.top_k;
         let mut columns = vec![
-            Column::new("Target URL", 60.0),
-            Column::wrapped("Links to Target URL", 60.0),
+            Column::new("Target URL", 45.0),
+            Column::new("Links to Target URL", 45.0),
         ];
         for i in 1..=k {
-            columns.push(Column::new(format!("Related URL {i}"), 50.0));
-            columns.push(Column::new(format!("Similarity {i}"), 11.0));
-            columns.push(Column::new(format!("Link Status {i}"), 20.0));
+            columns.push(Column::new(format!("Related URL {i}"), 45.0));
+            columns.push(Column::new(format!("Similarity {i}"), 10.0));
+            columns.push(Column::new(format!("Link Status {i}"), 19.0));
         }
         columns.push(Column::new("Body Inlinks", 12.0));
         let mut sheet = Sheet::new("Opportunities", columns);
@@ -495,49 +575,68 @@ impl Analysis<'_> {
         sheet
     }
 
-    fn queue(&self) -> Sheet {
-        let columns = vec![
-            Column::new("Source URL", 55.0),
-            Column::new("Destination URL", 55.0),
-            Column::new("Similarity", 11.0),
-            Column::new("Existing Link", 15.0),
-            Column::wrapped("Passage", 50.0),
-            Column::new("Reviewer", 14.0),
-            Column::new("Decision", 11.0),
-            Column::wrapped("Reason", 40.0),
-        ];
-        let mut sheet = Sheet::new("Queue", columns);
-        sheet
-            .dropdowns
-            .push((6, vec!["accept".into(), "revise".into(), "reject".into()]));
-        let mut rows: Vec<(f32, &str, &str, LinkStatus)> = Vec::new();
+    /// Directed candidates: Not found or Template link only pairs, found inbound (the source
+    /// is among the destination's neighbours) or outbound (the reverse), merged.
+    fn candidates(
+        &self,
+        body: &HashMap<u32, Vec<u32>>,
+        fingerprints: &HashMap<u32, String>,
+    ) -> Vec<Candidate> {
+        let mut pairs: HashMap<(u32, u32), (f32, u32, FoundVia)> = HashMap::new();
+        let mut add = |s: u32, d: u32, score: f32, rank: u32, via: FoundVia| {
+            let e = pairs.entry((s, d)).or_insert((score, rank, via));
+            if e.2 != via {
+                e.2 = FoundVia::Both;
+            }
+            e.1 = e.1.min(rank);
+        };
         for (t, neighbours) in self.targets.iter().zip(self.found) {
-            for n in neighbours {
-                let status = self.status(self.page_id(n.id), *t, n.score);
-                if status.is_opportunity() {
-                    rows.push((n.score, self.url(n.id), self.urls.url(*t), status));
-                }
+            for (i, n) in neighbours.iter().enumerate() {
+                add(
+                    self.page_id(n.id),
+                    *t,
+                    n.score,
+                    i as u32 + 1,
+                    FoundVia::Inbound,
+                );
             }
         }
-        rows.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.2.cmp(b.2)).then(a.1.cmp(b.1)));
-        for (score, source, destination, status) in rows {
-            let existing = if status == LinkStatus::TemplateOnly {
-                "template only"
-            } else {
-                "none"
-            };
-            sheet.rows.push(vec![
-                Cell::Url(source.to_string()),
-                Cell::Url(destination.to_string()),
-                Cell::Percent(f64::from(score)),
-                Cell::text(existing),
-                Cell::Empty,
-                Cell::Empty,
-                Cell::Empty,
-                Cell::Empty,
-            ]);
+        for (s, neighbours) in self.outbound {
+            for (i, n) in neighbours.iter().enumerate() {
+                add(
+                    *s,
+                    self.page_id(n.id),
+                    n.score,
+                    i as u32 + 1,
+                    FoundVia::Outbound,
+                );
+            }
         }
-        sheet
+        pairs
+            .into_iter()
+            .filter_map(|((s, d), (score, rank, via))| {
+                let status = self.status(s, d, score);
+                status.is_opportunity().then(|| {
+                    let destination = self.urls.url(d).to_string();
+                    Candidate {
+                        source: self.urls.url(s).to_string(),
+                        importance: self.config.importance.weight(&destination),
+                        destination,
+                        similarity: score,
+                        rank,
+                        found_via: via,
+                        existing: if status == LinkStatus::TemplateOnly {
+                            "template only"
+                        } else {
+                            "none"
+                        },
+                        destination_inlinks: body.get(&d).map_or(0, Vec::len) as u32,
+                        source_fingerprint: fingerprints.get(&s).cloned().unwrap_or_default(),
+                        destination_fingerprint: fingerprints.get(&d).cloned().unwrap_or_default(),
+                    }
+                })
+            })
+            .collect()
     }
 
     fn near_duplicates(&self) -> Sheet {
@@ -625,6 +724,7 @@ fn pages_sheet(
     pages: &BTreeMap<u32, Page>,
     urls: &UrlTable,
     links: &LinkSet,
+    group_of: &HashMap<u32, String>,
 ) -> Sheet {
     let columns = vec![
         Column::new("URL", 60.0),
@@ -639,6 +739,7 @@ fn pages_sheet(
         Column::new("Destination Eligible", 11.0),
         Column::wrapped("Destination Reason", 30.0),
         Column::new("Body Inlinks", 9.0),
+        Column::new("Group", 16.0),
     ];
     let body = links.body_sources();
     let mut sheet = Sheet::new("Pages", columns);
@@ -658,6 +759,7 @@ fn pages_sheet(
                 Cell::text("not an absolute http(s) URL"),
                 yes_no(false),
                 Cell::text("not an absolute http(s) URL"),
+                Cell::Empty,
                 Cell::Empty,
             ]);
             sheet.rows.push(cells);
@@ -711,6 +813,7 @@ fn pages_sheet(
             yes_no(destination.is_ok()),
             Cell::text(destination.err().unwrap_or_default()),
             Cell::Int(body.get(&f).map_or(0, Vec::len) as i64),
+            Cell::text(group_of.get(&f).cloned().unwrap_or_default()),
         ]);
     }
     sheet
@@ -926,6 +1029,174 @@ fn run_sheet(
     sheet
 }
 
+/// The crawl's date: the latest Crawl Timestamp of the exports, else the All Inlinks file's
+/// modification date (said so).
+fn crawl_date(config: &RunConfig, emb: &Embeddings, internal: Option<&Internal>) -> String {
+    let crawl = internal
+        .and_then(|i| i.crawl_timestamp.clone())
+        .or_else(|| emb.crawl_timestamp.clone());
+    crawl.map_or_else(
+        || {
+            format!(
+                "{} (file date of the All Inlinks export)",
+                file_date(&config.inputs.inlinks)
+            )
+        },
+        |t| t.chars().take(10).collect(),
+    )
+}
+
+/// The kind of an exclusion reason, for counting: "thin: 12 words (minimum 50)" → "thin".
+fn reason_kind(reason: &str) -> String {
+    for prefix in [
+        "redirects to",
+        "canonicalised to",
+        "status ",
+        "not an HTML page",
+        "not indexable",
+        "same URL as row",
+    ] {
+        if reason.starts_with(prefix) {
+            return reason
+                .split(" (")
+                .next()
+                .unwrap_or(reason)
+                .split(" http")
+                .next()
+                .unwrap_or(reason)
+                .trim()
+                .to_string();
+        }
+    }
+    reason
+        .split([':', '('])
+        .next()
+        .unwrap_or(reason)
+        .trim()
+        .to_string()
+}
+
+/// The first sheet: what a client reads in a minute.
+fn summary_sheet(
+    config: &RunConfig,
+    crawl_date: &str,
+    pages: &BTreeMap<u32, Page>,
+    counts: &Counts,
+    queue: &[review::QueueRow],
+    history: &[review::HistoryRow],
+) -> Sheet {
+    let mut rows: Vec<Vec<Cell>> = Vec::new();
+    let mut kv = |k: &str, v: Cell| rows.push(vec![Cell::text(k), v]);
+    let title = if config.client.is_empty() {
+        "Internal link opportunities".to_string()
+    } else {
+        format!("Internal link opportunities: {}", config.client)
+    };
+    kv(&title, Cell::Empty);
+    kv("Crawl date", Cell::text(crawl_date));
+    kv("Run date", Cell::text(now_utc()));
+    let analysed = pages
+        .values()
+        .filter(|p| p.decision.source.is_ok() || p.decision.destination.is_ok())
+        .count();
+    kv(
+        "Pages analysed (can carry or receive a link)",
+        Cell::Int(analysed as i64),
+    );
+    let mut excluded: BTreeMap<String, usize> = BTreeMap::new();
+    for p in pages.values() {
+        if let (Err(reason), Err(_)) = (&p.decision.source, &p.decision.destination) {
+            *excluded.entry(reason_kind(reason)).or_default() += 1;
+        }
+    }
+    kv(
+        "Pages excluded",
+        Cell::Int(excluded.values().sum::<usize>() as i64),
+    );
+    let mut by_count: Vec<(String, usize)> = excluded.into_iter().collect();
+    by_count.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    for (reason, n) in by_count {
+        kv(&format!("    excluded: {reason}"), Cell::Int(n as i64));
+    }
+    kv(
+        "Link opportunities in the Queue",
+        Cell::Int(queue.len() as i64),
+    );
+    for (status, n) in &counts.by_status {
+        rows_status(&mut kv, *status, *n);
+    }
+    let mut per_destination: BTreeMap<&str, usize> = BTreeMap::new();
+    for r in queue {
+        *per_destination
+            .entry(r.candidate.destination.as_str())
+            .or_default() += 1;
+    }
+    let mut top: Vec<(&str, usize)> = per_destination.into_iter().collect();
+    top.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+    kv("Top destinations by opportunity count", Cell::Empty);
+    for (url, n) in top.into_iter().take(10) {
+        rows.push(vec![Cell::Url(url.to_string()), Cell::Int(n as i64)]);
+    }
+    if config.previous.is_some() {
+        for (k, n) in review::carry_counts(queue, history) {
+            rows.push(vec![Cell::text(k), Cell::Int(n as i64)]);
+        }
+    }
+    rows.push(vec![
+        Cell::text("Colours in the Opportunities sheet"),
+        Cell::Empty,
+    ]);
+    for (status, meaning) in [
+        (
+            LinkStatus::Body,
+            "the related page already links to the target in its body",
+        ),
+        (
+            LinkStatus::BodyNofollow,
+            "a body link exists but is nofollow",
+        ),
+        (
+            LinkStatus::ViaRedirect,
+            "a body link exists but goes through a redirect: point it at the final URL",
+        ),
+        (
+            LinkStatus::TemplateOnly,
+            "only navigation, header, footer, sidebar or repeated-block links exist",
+        ),
+        (
+            LinkStatus::NotFound,
+            "no link: a candidate for a new body link",
+        ),
+        (
+            LinkStatus::NearDuplicate,
+            "the two pages are near-duplicates: review them, do not link them",
+        ),
+    ] {
+        rows.push(vec![Cell::Status(status), Cell::text(meaning)]);
+    }
+    rows.push(vec![
+        Cell::text("How to read this"),
+        Cell::text("Similarity finds pages about the same thing; it is not a promise of rankings. Each suggestion needs a person to find the passage where a link helps the reader, and to accept, revise or reject it in the Queue."),
+    ]);
+    let mut sheet = Sheet::new(
+        "Summary",
+        vec![
+            Column::wrapped("Item", 55.0),
+            Column::wrapped("Value", 90.0),
+        ],
+    );
+    sheet.key_value = true;
+    sheet.rows = rows;
+    sheet
+}
+
+fn rows_status(kv: &mut impl FnMut(&str, Cell), status: LinkStatus, n: usize) {
+    kv(
+        &format!("    neighbour pairs: {}", status.label()),
+        Cell::Int(n as i64),
+    );
+}
+
 fn file_digest(path: &Path) -> io::Result<(u64, String)> {
     use std::fmt::Write;
     let mut file = File::open(path)?;
@@ -950,55 +1221,16 @@ fn file_digest(path: &Path) -> io::Result<(u64, String)> {
 fn file_date(path: &Path) -> String {
     std::fs::metadata(path)
         .and_then(|m| m.modified())
-        .map_or_else(
-            |_| "unknown".into(),
-            |t| format_time(t).chars().take(10).collect(),
-        )
+        .map_or_else(|_| "unknown".into(), crate::dates::format_date)
 }
 
 fn now_utc() -> String {
-    format_time(SystemTime::now())
-}
-
-/// `YYYY-MM-DD HH:MM UTC` without a date library (Howard Hinnant's civil-from-days).
-pub fn format_time(t: SystemTime) -> String {
-    let secs = t
-        .duration_since(SystemTime::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs()) as i64;
-    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!(
-        "{y:04}-{m:02}-{d:02} {:02}:{:02} UTC",
-        rem / 3600,
-        rem % 3600 / 60
-    )
+    crate::dates::format_time(SystemTime::now())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::time::Duration;
-
-    #[test]
-    fn dates_format_without_a_library() {
-        assert_eq!(format_time(SystemTime::UNIX_EPOCH), "1970-01-01 00:00 UTC");
-        assert_eq!(
-            format_time(SystemTime::UNIX_EPOCH + Duration::from_secs(1_796_000_000)),
-            "2026-11-30 00:53 UTC"
-        );
-        assert_eq!(
-            format_time(SystemTime::UNIX_EPOCH + Duration::from_secs(951_782_400)),
-            "2000-02-29 00:00 UTC"
-        );
-    }
 
     #[test]
     fn linking_list_is_capped() {

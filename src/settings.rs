@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use clap::ValueEnum;
 use serde::Deserialize;
 
-use crate::cli::{Policy, RunArgs};
+use crate::cli::{GroupScope, Policy, RunArgs};
 use crate::config::ConfigError;
 
 /// The name `linkgap watch` looks for in a client folder.
@@ -55,6 +55,12 @@ pub struct Settings {
     pub source_list: Option<PathBuf>,
     /// `--destination-list`, relative to the settings file's folder.
     pub destination_list: Option<PathBuf>,
+    /// `--priority-urls`, relative to the settings file's folder.
+    pub priority_urls: Option<PathBuf>,
+    /// `--group-by`.
+    pub group_by: Option<String>,
+    /// `--group-scope`: same or all.
+    pub group_scope: Option<String>,
 }
 
 impl Settings {
@@ -66,9 +72,13 @@ impl Settings {
             .map_err(|e| ConfigError(format!("settings file {}: {e}", path.display())))?;
         // A list named in the file is next to the file, wherever linkgap was started from.
         let base = path.parent().unwrap_or(Path::new(""));
-        for list in [&mut settings.source_list, &mut settings.destination_list]
-            .into_iter()
-            .flatten()
+        for list in [
+            &mut settings.source_list,
+            &mut settings.destination_list,
+            &mut settings.priority_urls,
+        ]
+        .into_iter()
+        .flatten()
         {
             if list.is_relative() {
                 *list = base.join(&*list);
@@ -86,6 +96,14 @@ impl Settings {
                     path.display()
                 )));
             }
+        }
+        if let Some(v) = &settings.group_scope
+            && GroupScope::from_str(v, true).is_err()
+        {
+            return Err(ConfigError(format!(
+                "settings file {}: group_scope = {v:?}: expected \"same\" or \"all\"",
+                path.display()
+            )));
         }
         Ok(settings)
     }
@@ -131,6 +149,16 @@ impl Settings {
         take!(exclude_destination, Some);
         take!(source_list, Some);
         take!(destination_list, Some);
+        take!(priority_urls, Some);
+        take!(group_by, Some);
+        if let Some(scope) = self
+            .group_scope
+            .as_deref()
+            .and_then(|v| GroupScope::from_str(v, true).ok())
+            && !args.was_given("group_scope")
+        {
+            out.group_scope = scope;
+        }
         // Checked in `load`; an unparsable value here came from `parse` and keeps the default.
         if let Some(p) = self.trailing_slash.as_deref().and_then(policy)
             && !args.was_given("trailing_slash")

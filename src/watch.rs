@@ -217,7 +217,7 @@ pub fn folder_time(t: SystemTime) -> String {
 
 fn split_time(t: SystemTime) -> (String, String, u64) {
     // `format_time` gives `YYYY-MM-DD HH:MM UTC`; seconds are added here.
-    let text = crate::run::format_time(t);
+    let text = crate::dates::format_time(t);
     let secs = t
         .duration_since(SystemTime::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
@@ -229,9 +229,8 @@ pub fn status_report(inbox: &Path) -> Result<String, WatchError> {
     status::report(inbox).map_err(io_err("reading", inbox))
 }
 
-/// The client's newest workbook, for carrying review decisions forward once the
-/// review-lifecycle issue lands: `RunConfig` has no `previous` field yet, so nothing calls
-/// this. Staged (hidden) workbooks are not candidates.
+/// The client's newest workbook (by modification time), whose reviewed Queue a new run
+/// carries forward as `--previous`. Staged (hidden) workbooks are not candidates.
 pub fn previous_workbook(client: &Client) -> Option<PathBuf> {
     fs::read_dir(&client.out_dir)
         .ok()?

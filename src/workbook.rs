@@ -32,6 +32,8 @@ pub enum Cell {
     Url(String),
     /// A whole number.
     Int(i64),
+    /// A decimal number.
+    Number(f64),
     /// A number shown as a percentage (0.923 → 92.3%).
     Percent(f64),
     /// A link status, coloured.
@@ -56,6 +58,7 @@ impl Cell {
             Cell::Text(s) => guard_formula(s),
             Cell::Url(s) => s.clone(),
             Cell::Int(i) => i.to_string(),
+            Cell::Number(f) => f.to_string(),
             Cell::Percent(f) => format!("{f:.4}"),
             Cell::Status(s) => s.label().to_string(),
         }
@@ -145,6 +148,7 @@ struct Formats {
     header: Format,
     wrap: Format,
     percent: Format,
+    decimal: Format,
     url: Format,
     statuses: Vec<(LinkStatus, Format)>,
 }
@@ -179,6 +183,7 @@ impl Formats {
                 .set_align(FormatAlign::Top),
             wrap: Format::new().set_text_wrap().set_align(FormatAlign::Top),
             percent: Format::new().set_num_format("0.0%"),
+            decimal: Format::new().set_num_format("0.0"),
             url: Format::new()
                 .set_font_color(Color::RGB(0x0005_63C1))
                 .set_underline(rust_xlsxwriter::FormatUnderline::Single),
@@ -279,6 +284,9 @@ fn write_sheet(
                 Cell::Int(i) => {
                     ws.write_number(r, c, *i as f64)?;
                 }
+                Cell::Number(n) => {
+                    ws.write_number_with_format(r, c, *n, &f.decimal)?;
+                }
                 Cell::Percent(p) => {
                     ws.write_number_with_format(r, c, *p, &f.percent)?;
                 }
@@ -291,6 +299,13 @@ fn write_sheet(
     let last_row = rows.len() as u32;
     let last_col = sheet.columns.len().saturating_sub(1) as u16;
     ws.set_freeze_panes(1, 0)?;
+    // Printed or exported to PDF: landscape, the header on every page, and narrow sheets one
+    // page wide (wide ones would shrink past reading, so they run across pages).
+    ws.set_landscape();
+    ws.set_repeat_rows(0, 0)?;
+    if sheet.columns.iter().map(|c| c.width).sum::<f64>() <= 480.0 {
+        ws.set_print_fit_to_pages(1, 0);
+    }
     if !sheet.key_value {
         ws.autofilter(0, 0, last_row.max(1), last_col)?;
     }

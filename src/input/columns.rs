@@ -210,13 +210,14 @@ impl Header {
 
     /// Whether this looks like Internal: All / Internal: HTML.
     pub fn is_internal(&self) -> bool {
+        // Columns only the Internal tab carries; a title or status column alone is not enough
+        // (embeddings tables rebuilt by users often keep those).
         self.map.contains_key(&Col::Address)
             && [
                 Col::Indexability,
                 Col::Canonical,
                 Col::RedirectUrl,
                 Col::WordCount,
-                Col::Title,
             ]
             .iter()
             .any(|c| self.map.contains_key(c))

@@ -348,6 +348,12 @@ pub fn read(
             return;
         }
         let raw = record.get(column.index).unwrap_or("");
+        if is_xlsx && raw.chars().count() >= XLSX_CELL_LIMIT {
+            let problem = format!("the vector fills all {XLSX_CELL_LIMIT} characters XLSX allows in a cell, so it was cut; export the embeddings as CSV");
+            report.reject(stats, table.rejection(row, &column_name, problem, raw));
+            out.pages.push(EmbeddedPage { url: url.to_string(), row, vector: None, problem: Some("no vector: cut by the XLSX cell limit".into()), status_code: None, content_type: None, indexability: None });
+            return;
+        }
         let status_code = cell(record, status_col)
             .split('.')
             .next()

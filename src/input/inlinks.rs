@@ -106,6 +106,12 @@ pub fn read(
     }
     let (src_col, dst_col) = (header.get(Col::Source), header.get(Col::Destination));
     let pos_col = header.get(Col::LinkPosition);
+    if pos_col.is_none() {
+        report.note(format!(
+            "{}: no Link Position column (exports before 2019 lack it); every hyperlink counts as a body link, so navigation links can hide opportunities",
+            table.name()
+        ));
+    }
     let path_col = header.get(Col::LinkPath);
     let follow_col = header.get(Col::Follow);
     let rel_col = header.get(Col::Rel);
@@ -140,7 +146,11 @@ pub fn read(
             type_text,
             source,
             destination,
-            position: position_name(cell(record, pos_col)),
+            position: if pos_col.is_some() {
+                position_name(cell(record, pos_col))
+            } else {
+                "Content"
+            },
             path: cell(record, path_col),
             follow,
             rel: cell(record, rel_col),

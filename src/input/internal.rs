@@ -54,9 +54,10 @@ pub struct Internal {
     pub has_word_count: bool,
 }
 
-/// Parse a number cell that may use a decimal comma or POI's `200.0`.
+/// Parse a count cell that may carry a thousands separator or POI's `200.0`.
 fn parse_count(text: &str) -> Option<u32> {
-    let t = text.trim().replace(',', ".");
+    // Counts are whole numbers: a comma can only be a thousands separator of a re-saved file.
+    let t = text.trim().replace(',', "");
     t.parse::<f64>()
         .ok()
         .filter(|v| *v >= 0.0 && v.is_finite())

@@ -98,7 +98,17 @@ pub struct Table {
 impl Table {
     /// Open `path`, sniff its container and find its header row.
     pub fn open(path: &Path) -> Result<Table, InputError> {
-        let source = Source::open(path)?;
+        Table::from_source(Source::open(path)?)
+    }
+
+    /// Open one sheet of a workbook by name and find its header row.
+    pub fn open_sheet(path: &Path, sheet: &str) -> Result<Table, InputError> {
+        Table::from_source(Source::open_sheet(path, sheet)?)
+    }
+
+    fn from_source(source: Source) -> Result<Table, InputError> {
+        let path = source.path().to_path_buf();
+        let path = path.as_path();
         let mut header = None;
         let mut first_rows = Vec::new();
         source.for_each_row(

@@ -131,6 +131,32 @@ impl Source {
         })
     }
 
+    /// Open a named sheet of an XLSX workbook (a CSV file is its own single sheet). Used for
+    /// linkgap's own workbooks, whose first sheet is the Summary.
+    pub fn open_sheet(path: &Path, name: &str) -> Result<Source, InputError> {
+        let mut source = Source::open(path)?;
+        if source.container == Container::Xlsx {
+            let workbook: Xlsx<_> =
+                calamine::open_workbook(path).map_err(|e: calamine::XlsxError| {
+                    InputError::Xlsx {
+                        path: path.to_path_buf(),
+                        message: e.to_string(),
+                    }
+                })?;
+            let names = workbook.sheet_names();
+            let found = names
+                .iter()
+                .find(|n| n.eq_ignore_ascii_case(name))
+                .cloned()
+                .ok_or_else(|| InputError::Role {
+                    path: path.to_path_buf(),
+                    message: format!("no sheet named \"{name}\" (sheets: {})", names.join(", ")),
+                })?;
+            source.sheet = Some(found);
+        }
+        Ok(source)
+    }
+
     /// The file's path.
     pub fn path(&self) -> &Path {
         &self.path
@@ -297,9 +323,9 @@ fn cell_text(value: &DataRef<'_>, out: &mut String) {
             let _ = write!(out, "{i}");
         }
         DataRef::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        DataRef::DateTime(d) => {
-            let _ = write!(out, "{d}");
-        }
+        // A reviewer's typed date: show it as a date, not Excel's day number.
+        // (calamine does not expose the 1904 flag; 1904 workbooks are old Mac Excel files.)
+        DataRef::DateTime(d) => out.push_str(&crate::dates::excel_serial(d.as_f64(), false)),
         DataRef::Error(e) => {
             let _ = write!(out, "{e}");
         }

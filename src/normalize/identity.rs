@@ -49,9 +49,9 @@ impl UrlTable {
 pub enum Via {
     /// It is the page.
     Itself,
-    /// Through one or more redirects (and possibly canonicals).
+    /// It redirects (first hop), possibly onwards through more redirects or canonicals.
     Redirect,
-    /// Through a canonical link element only.
+    /// It is a page whose canonical link element names another URL (first hop).
     Canonical,
     /// Its redirects or canonicals loop; it stands for no page.
     Loop,
@@ -71,8 +71,9 @@ pub struct Edges {
     pub canonical: HashMap<u32, u32>,
 }
 
-/// Where every URL id resolves to: `(final id, how)`. Redirects are followed before
-/// canonicals at each step, since a redirecting URL serves no page whose canonical could count.
+/// Where every URL id resolves to: `(final id, how its first hop goes)`. Redirects are
+/// followed before canonicals at each step, since a redirecting URL serves no page whose
+/// canonical could count.
 pub fn resolve_all(len: usize, edges: &Edges) -> Vec<(u32, Via)> {
     (0..len as u32).map(|id| resolve(id, edges)).collect()
 }
@@ -95,7 +96,9 @@ fn resolve(start: u32, edges: &Edges) -> (u32, Via) {
         if seen.contains(&next) {
             return (start, Via::Loop);
         }
-        if via != Via::Redirect {
+        // The first hop says what the written URL is: a redirect, or a page whose canonical
+        // points elsewhere (a link to it reached a real page, not a redirect).
+        if via == Via::Itself {
             via = step;
         }
         seen.push(next);
@@ -123,7 +126,7 @@ mod tests {
         assert_eq!(r[1], (2, Via::Redirect));
         assert_eq!(r[2], (2, Via::Itself));
         assert_eq!(r[3], (3, Via::Loop));
-        assert_eq!(r[5], (7, Via::Redirect));
+        assert_eq!(r[5], (7, Via::Canonical));
         assert_eq!(r[6], (7, Via::Redirect));
         assert_eq!(r[8], (8, Via::Itself));
     }

@@ -159,28 +159,21 @@ pub fn normalize(raw: &str, rules: &Rules) -> Result<String, UrlIssue> {
         }
     }
     let mut path = normalize_percent(url.path());
-    if rules.strip_index
-        && let Some(pos) = path.rfind('/')
-        && INDEX_FILES
-            .iter()
-            .any(|f| path[pos + 1..].eq_ignore_ascii_case(f))
-    {
-        path.truncate(pos + 1);
-    }
-    if path.len() > 1 {
-        match rules.trailing_slash {
-            SlashPolicy::Keep => {}
-            SlashPolicy::Strip => {
-                while path.len() > 1 && path.ends_with('/') {
-                    path.pop();
-                }
-            }
-            SlashPolicy::Add => {
-                let last = path.rsplit('/').next().unwrap_or("");
-                if !path.ends_with('/') && !last.contains('.') {
-                    path.push('/');
-                }
-            }
+    // Index stripping and the slash policy feed each other ("/index.html/" → "/index.html" →
+    // "/"); apply them until nothing changes so a second pass finds nothing to do.
+    for _ in 0..8 {
+        let before = path.len();
+        if rules.strip_index
+            && let Some(pos) = path.rfind('/')
+            && INDEX_FILES
+                .iter()
+                .any(|f| path[pos + 1..].eq_ignore_ascii_case(f))
+        {
+            path.truncate(pos + 1);
+        }
+        apply_slash_policy(&mut path, rules.trailing_slash);
+        if path.len() == before {
+            break;
         }
     }
     url.set_path(&path);
@@ -201,6 +194,26 @@ pub fn normalize(raw: &str, rules: &Rules) -> Result<String, UrlIssue> {
     });
     url.set_query(query.as_deref().filter(|q| !q.is_empty()));
     Ok(url.into())
+}
+
+fn apply_slash_policy(path: &mut String, policy: SlashPolicy) {
+    if path.len() <= 1 {
+        return;
+    }
+    match policy {
+        SlashPolicy::Keep => {}
+        SlashPolicy::Strip => {
+            while path.len() > 1 && path.ends_with('/') {
+                path.pop();
+            }
+        }
+        SlashPolicy::Add => {
+            let last = path.rsplit('/').next().unwrap_or("");
+            if !path.ends_with('/') && !last.contains('.') {
+                path.push('/');
+            }
+        }
+    }
 }
 
 /// Decode percent-escapes of unreserved characters (RFC 3986 §6.2.2.2) and upper-case the

@@ -429,6 +429,8 @@ fn pipeline(client: &Client, work: &Path, staged: &Path) -> Result<(Outcome, Inp
     let mut args = default_args(work, staged)?;
     args.client = Some(client.name.clone());
     args.quiet = true;
+    // The review decisions of the client's last workbook carry over to this one.
+    args.previous = super::previous_workbook(client);
     let toml = client.dir.join(settings::FILE_NAME);
     if toml.is_file() {
         args.config = Some(toml);

@@ -189,6 +189,10 @@ fn two_clients_at_once_with_their_own_settings() {
         ]
     );
     assert_eq!(subdirs(&w.path("in/acme/processed")).len(), 2);
+    // The first workbook was passed as --previous: its review decisions carry forward.
+    let names_of = |n: &str| sheet_names(&w.path(&format!("out/acme/{n}")));
+    assert!(!names_of(&format!("acme-{CRAWL_DATE}.xlsx")).contains(&"History".to_string()));
+    assert!(names_of(&format!("acme-{CRAWL_DATE}-2.xlsx")).contains(&"History".to_string()));
 
     let status = w.run(&["watch", "--status", "in"]);
     assert!(status.status.success());

@@ -1,0 +1,130 @@
+//! A crawl as linkgap sees it: the URL table, where every URL resolves (redirects and
+//! canonicals from Internal: All and All Inlinks), the Internal: All facts per URL, and the
+//! existing links. Shared by `run` and `verify`.
+
+use std::collections::HashMap;
+
+use anyhow::{Context, Result};
+
+use crate::input::internal::{self, Internal};
+use crate::input::{Table, inlinks};
+use crate::links::{LinkCollector, LinkRules, LinkSet};
+use crate::normalize::identity::{Edges, UrlTable, Via, resolve_all};
+use crate::normalize::{Rules, normalize};
+use crate::progress::Progress;
+use crate::report::{Report, Role};
+
+/// What a crawl's exports say.
+#[derive(Debug)]
+pub struct Crawl {
+    /// Every URL seen, normalized and interned.
+    pub urls: UrlTable,
+    /// Where each URL id leads: `(page id, first hop)`.
+    pub resolved: Vec<(u32, Via)>,
+    /// Existing links between resolved pages.
+    pub links: LinkSet,
+    /// Internal: All, when given.
+    pub internal: Option<Internal>,
+    /// URL id → the Internal: All row that speaks for it.
+    pub crawled: HashMap<u32, usize>,
+}
+
+impl Crawl {
+    /// The page a written URL stands for, if the crawl knows the URL.
+    pub fn page_of(&self, url: &str, rules: &Rules) -> Option<u32> {
+        let id = self.urls.get(&normalize(url, rules).ok()?)?;
+        let (page, via) = self.resolved[id as usize];
+        (!matches!(via, Via::Loop | Via::TooLong)).then_some(page)
+    }
+}
+
+/// Read Internal: All (optional) and All Inlinks into a [`Crawl`]. `urls` may already hold
+/// URLs (the embeddings export's), so they are resolved too.
+pub fn load(
+    mut urls: UrlTable,
+    inlinks_table: &Table,
+    internal_table: Option<&Table>,
+    rules: &Rules,
+    link_rules: &LinkRules,
+    progress: Progress,
+    report: &mut Report,
+) -> Result<Crawl> {
+    let mut edges = Edges::default();
+    let mut crawled: HashMap<u32, usize> = HashMap::new();
+    let internal = match internal_table {
+        Some(t) => {
+            report.set_ticker(Some(progress.rows("Reading Internal: All")));
+            let internal =
+                internal::read(t, report).with_context(|| format!("reading {}", t.name()))?;
+            let stats = report.file(t.name(), Role::Internal);
+            for (i, u) in internal.urls.iter().enumerate() {
+                let Ok(norm) = normalize(&u.url, rules) else {
+                    report.skip(stats, "URL cannot be normalized");
+                    continue;
+                };
+                report.stats(stats).used += 1;
+                let id = urls.intern(&norm);
+                // Spellings that normalize alike (an upper-case host that 301s to the lower-case
+                // one) are one URL: the row that served the page (200) speaks for it.
+                match crawled.get(&id) {
+                    Some(&j)
+                        if internal.urls[j].status_code == Some(200)
+                            || u.status_code != Some(200) => {}
+                    _ => {
+                        crawled.insert(id, i);
+                    }
+                }
+                if u.status_code.is_some_and(|c| (300..400).contains(&c))
+                    && let Some(to) = absolute(&u.url, &u.redirect, rules)
+                {
+                    let to = urls.intern(&to);
+                    if to != id {
+                        edges.redirect.insert(id, to);
+                    }
+                }
+                if let Some(canonical) = absolute(&u.url, &u.canonical, rules) {
+                    let c = urls.intern(&canonical);
+                    if c != id {
+                        edges.canonical.insert(id, c);
+                    }
+                }
+            }
+            Some(internal)
+        }
+        None => None,
+    };
+
+    report.set_ticker(Some(progress.rows("Reading All Inlinks")));
+    let mut collector = LinkCollector::new();
+    inlinks::read(inlinks_table, report, &mut |report, stats, link| {
+        collector.add(link, &mut urls, rules, link_rules, report, stats);
+    })
+    .with_context(|| format!("reading {}", inlinks_table.name()))?;
+    report.set_ticker(None);
+    for &(from, to) in &collector.redirects {
+        // Internal: All is the better witness of where a URL redirects; inlinks only fill gaps.
+        edges.redirect.entry(from).or_insert(to);
+    }
+    let resolved = resolve_all(urls.len(), &edges);
+    let links = collector.finish(&resolved, link_rules);
+    Ok(Crawl {
+        urls,
+        resolved,
+        links,
+        internal,
+        crawled,
+    })
+}
+
+/// Normalize `href` as written on page `base` (Screaming Frog writes absolute URLs; a
+/// relative one is resolved the way a browser would).
+fn absolute(base: &str, href: &str, rules: &Rules) -> Option<String> {
+    let href = href.trim();
+    if href.is_empty() {
+        return None;
+    }
+    normalize(href, rules).ok().or_else(|| {
+        let joined = url::Url::parse(base.trim()).ok()?.join(href).ok()?;
+        normalize(joined.as_str(), rules).ok()
+    })
+}

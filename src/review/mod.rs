@@ -1,0 +1,672 @@
+//! The review lifecycle: the Queue a person works through (priority, decision, passage,
+//! state), carrying an earlier workbook's decisions onto a new run (`--previous`), keeping
+//! everything a person typed in a History sheet when its pair leaves the queue, and checking
+//! approved links against a later crawl (`linkgap verify`).
+
+pub mod verify;
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
+
+use crate::input::{InputError, Table};
+use crate::normalize::{Rules, normalize};
+use crate::report::Report;
+use crate::workbook::{Cell, Column, Sheet};
+
+/// Why a pair is a candidate: the source is among the destination's most similar pages
+/// (inbound), the destination among the source's (outbound), or both.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FoundVia {
+    /// Source in the destination's top k.
+    Inbound,
+    /// Destination in the source's top k.
+    Outbound,
+    /// Both.
+    Both,
+}
+
+impl FoundVia {
+    /// Workbook text.
+    pub fn label(self) -> &'static str {
+        match self {
+            FoundVia::Inbound => "inbound",
+            FoundVia::Outbound => "outbound",
+            FoundVia::Both => "both",
+        }
+    }
+}
+
+/// One directed candidate link.
+#[derive(Debug, Clone)]
+pub struct Candidate {
+    /// Page that would carry the link.
+    pub source: String,
+    /// Page it would link to.
+    pub destination: String,
+    /// Cosine similarity.
+    pub similarity: f32,
+    /// Best position of the pair in either page's neighbour list (1 = most similar).
+    pub rank: u32,
+    /// How it was found.
+    pub found_via: FoundVia,
+    /// `none` or `template only`.
+    pub existing: &'static str,
+    /// Body inlinks of the destination.
+    pub destination_inlinks: u32,
+    /// Importance weight of the destination (1 without a priority list).
+    pub importance: f64,
+    /// Fingerprints of the two pages (vector and title), to tell when they changed.
+    pub source_fingerprint: String,
+    /// See `source_fingerprint`.
+    pub destination_fingerprint: String,
+}
+
+impl Candidate {
+    /// Priority 0–100: similarity × how underlinked the destination is × its importance.
+    /// `underlinked = 1 / (1 + ln(1 + body inlinks))`: a page with no body inlinks scores 1,
+    /// one with 10 scores 0.29, one with 1,000 scores 0.13.
+    pub fn priority(&self) -> f64 {
+        let underlinked = 1.0 / (1.0 + f64::from(self.destination_inlinks).ln_1p());
+        (100.0 * f64::from(self.similarity).max(0.0) * underlinked * self.importance * 10.0).round()
+            / 10.0
+    }
+}
+
+/// Importance weights from `--priority-urls`: a CSV (or text) of URL and weight, e.g. clicks.
+/// Listed pages get 0.5 + 0.5 × weight / max weight; unlisted pages 0.5.
+#[derive(Debug, Clone, Default)]
+pub struct Importance {
+    weights: HashMap<String, f64>,
+    max: f64,
+}
+
+impl Importance {
+    /// Read URL, weight pairs; a header row and unparseable weights are skipped and counted.
+    pub fn read(path: &Path, rules: &Rules) -> Result<(Importance, usize), String> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("--priority-urls {}: {e}", path.display()))?;
+        let mut weights = HashMap::new();
+        let mut skipped = 0;
+        for line in text.lines() {
+            let mut parts = line
+                .split([',', ';', '\t'])
+                .map(|p| p.trim().trim_matches('"').trim_start_matches('\u{FEFF}'));
+            let (Some(url), weight) = (parts.next(), parts.next()) else {
+                continue;
+            };
+            let weight = weight.map_or(Some(1.0), |w| w.replace(',', ".").parse::<f64>().ok());
+            match (normalize(url, rules), weight) {
+                (Ok(u), Some(w)) if w.is_finite() && w >= 0.0 => {
+                    weights.insert(u, w);
+                }
+                _ => skipped += 1,
+            }
+        }
+        if weights.is_empty() {
+            return Err(format!(
+                "--priority-urls {}: no \"URL,weight\" rows found",
+                path.display()
+            ));
+        }
+        let max = weights.values().copied().fold(0.0, f64::max);
+        Ok((Importance { weights, max }, skipped))
+    }
+
+    /// Weight of a page.
+    pub fn weight(&self, url: &str) -> f64 {
+        if self.weights.is_empty() {
+            return 1.0;
+        }
+        0.5 + 0.5
+            * self
+                .weights
+                .get(url)
+                .map_or(0.0, |w| if self.max > 0.0 { w / self.max } else { 1.0 })
+    }
+
+    /// Listed URLs.
+    pub fn len(&self) -> usize {
+        self.weights.len()
+    }
+
+    /// Whether no list was given.
+    pub fn is_empty(&self) -> bool {
+        self.weights.is_empty()
+    }
+}
+
+/// The columns a person fills in, carried from run to run.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Review {
+    /// Where the link would go.
+    pub passage: String,
+    /// Who reviewed.
+    pub reviewer: String,
+    /// accept, revise or reject.
+    pub decision: String,
+    /// When decided.
+    pub decision_date: String,
+    /// candidate, approved, published or observed.
+    pub state: String,
+    /// When the state last changed.
+    pub change_date: String,
+    /// Why.
+    pub reason: String,
+}
+
+impl Review {
+    /// Whether a person typed anything.
+    pub fn is_blank(&self) -> bool {
+        [
+            &self.passage,
+            &self.reviewer,
+            &self.decision,
+            &self.decision_date,
+            &self.reason,
+        ]
+        .iter()
+        .all(|s| s.trim().is_empty())
+            && matches!(self.state.trim(), "" | "candidate")
+    }
+
+    fn decision(&self) -> String {
+        self.decision.trim().to_ascii_lowercase()
+    }
+
+    /// Approved for publishing: accepted or revised, or a state past candidate.
+    pub fn is_approved(&self) -> bool {
+        matches!(
+            self.decision().as_str(),
+            "accept" | "accepted" | "revise" | "revised"
+        ) || matches!(self.state.trim(), "approved" | "published" | "observed")
+    }
+}
+
+/// A Queue row of an earlier workbook.
+#[derive(Debug, Clone)]
+pub struct PreviousRow {
+    /// Normalized source URL.
+    pub source: String,
+    /// Normalized destination URL.
+    pub destination: String,
+    /// What the person typed.
+    pub review: Review,
+    /// Fingerprints then.
+    pub source_fingerprint: String,
+    /// See `source_fingerprint`.
+    pub destination_fingerprint: String,
+    /// Similarity then, as written.
+    pub similarity: String,
+    /// Where it came from: "Queue" or "History" of the earlier workbook.
+    pub origin: &'static str,
+    /// A note from the History sheet it came from.
+    pub note: String,
+}
+
+/// Read the Queue and History sheets of an earlier workbook (XLSX as linkgap, Excel,
+/// LibreOffice or Google Sheets saved it, or the Queue.csv of `--csv-dir`).
+pub fn read_previous(
+    path: &Path,
+    rules: &Rules,
+    report: &mut Report,
+) -> Result<Vec<PreviousRow>, InputError> {
+    let mut rows = read_sheet(path, "Queue", rules, report)?;
+    let is_xlsx = crate::input::Source::open(path)?.container() == crate::input::Container::Xlsx;
+    if is_xlsx && let Ok(history) = read_sheet(path, "History", rules, report) {
+        rows.extend(history);
+    }
+    Ok(rows)
+}
+
+fn read_sheet(
+    path: &Path,
+    sheet: &str,
+    rules: &Rules,
+    report: &mut Report,
+) -> Result<Vec<PreviousRow>, InputError> {
+    let table = Table::open_sheet(path, sheet)?;
+    let h = table.header();
+    let col = |name: &str| h.find(name);
+    let (Some(src), Some(dst)) = (col("Source URL"), col("Destination URL")) else {
+        return Err(InputError::Role {
+            path: path.to_path_buf(),
+            message: format!(
+                "sheet \"{sheet}\" has no \"Source URL\" and \"Destination URL\" columns"
+            ),
+        });
+    };
+    let cols = [
+        col("Passage"),
+        col("Reviewer"),
+        col("Decision"),
+        col("Decision Date"),
+        col("State"),
+        col("Change Date"),
+        col("Reason"),
+        col("Source Fingerprint"),
+        col("Destination Fingerprint"),
+        col("Similarity"),
+        col("Note"),
+    ];
+    let stats = report.file(
+        &format!("{} ({sheet})", table.name()),
+        crate::report::Role::Review,
+    );
+    let origin = if sheet == "Queue" { "Queue" } else { "History" };
+    let mut out = Vec::new();
+    table.rows(report, stats, &mut |report, row, r| {
+        let get = |i: Option<usize>| crate::input::cell(r, i).to_string();
+        let (Ok(source), Ok(destination)) = (normalize(&get(Some(src)), rules), normalize(&get(Some(dst)), rules)) else {
+            report.reject(stats, table.rejection(row, "Source URL", "the source or destination is not a URL; this row's review cannot be matched to a page pair", &format!("{} → {}", get(Some(src)), get(Some(dst)))));
+            return;
+        };
+        report.stats(stats).used += 1;
+        out.push(PreviousRow {
+            source,
+            destination,
+            review: Review {
+                passage: get(cols[0]),
+                reviewer: get(cols[1]),
+                decision: get(cols[2]),
+                decision_date: get(cols[3]),
+                state: get(cols[4]),
+                change_date: get(cols[5]),
+                reason: get(cols[6]),
+            },
+            source_fingerprint: get(cols[7]),
+            destination_fingerprint: get(cols[8]),
+            similarity: get(cols[9]),
+            origin,
+            note: get(cols[10]),
+        });
+    })?;
+    Ok(out)
+}
+
+/// A Queue row: a candidate and its review.
+#[derive(Debug, Clone)]
+pub struct QueueRow {
+    /// The candidate.
+    pub candidate: Candidate,
+    /// Its review, carried forward or blank.
+    pub review: Review,
+}
+
+/// An earlier review whose pair is not in the new Queue.
+#[derive(Debug, Clone)]
+pub struct HistoryRow {
+    /// The earlier row.
+    pub previous: PreviousRow,
+    /// Why it is here.
+    pub note: String,
+}
+
+/// Carry `previous` reviews onto `candidates`. A rejected pair stays rejected unless either
+/// page changed (its fingerprint differs): then it is reopened and the old review goes to
+/// History. Reviews whose pair is no longer a candidate go to History with `gone_reason`.
+pub fn carry_forward(
+    candidates: Vec<Candidate>,
+    previous: Vec<PreviousRow>,
+    gone_reason: &dyn Fn(&str, &str) -> String,
+    today: &str,
+) -> (Vec<QueueRow>, Vec<HistoryRow>) {
+    let mut by_pair: HashMap<(String, String), PreviousRow> = HashMap::new();
+    let mut history = Vec::new();
+    for p in previous {
+        if p.origin == "History" {
+            history.push(HistoryRow {
+                note: p.note.clone(),
+                previous: p,
+            });
+            continue;
+        }
+        let key = (p.source.clone(), p.destination.clone());
+        if let Some(older) = by_pair.insert(key, p) {
+            history.push(HistoryRow {
+                previous: older,
+                note: "duplicate row in the earlier Queue".into(),
+            });
+        }
+    }
+    let mut rows = Vec::with_capacity(candidates.len());
+    for c in candidates {
+        let Some(p) = by_pair.remove(&(c.source.clone(), c.destination.clone())) else {
+            rows.push(QueueRow {
+                review: Review {
+                    state: "candidate".into(),
+                    ..Review::default()
+                },
+                candidate: c,
+            });
+            continue;
+        };
+        let mut review = p.review.clone();
+        let rejected = review.decision() == "reject" || review.decision() == "rejected";
+        let changed: Vec<&str> = [
+            ("source", &p.source_fingerprint, &c.source_fingerprint),
+            (
+                "destination",
+                &p.destination_fingerprint,
+                &c.destination_fingerprint,
+            ),
+        ]
+        .iter()
+        .filter(|(_, old, new)| !old.is_empty() && old != new)
+        .map(|(which, _, _)| *which)
+        .collect();
+        if rejected && !changed.is_empty() {
+            let note = format!(
+                "reopened on {today}: the {} page changed since it was rejected",
+                changed.join(" and ")
+            );
+            history.push(HistoryRow {
+                previous: p,
+                note: note.clone(),
+            });
+            review = Review {
+                state: "candidate".into(),
+                change_date: today.into(),
+                reason: note,
+                ..Review::default()
+            };
+        } else if review.is_approved() && matches!(review.state.trim(), "" | "candidate") {
+            review.state = "approved".into();
+            if review.change_date.is_empty() {
+                review.change_date = today.into();
+            }
+        } else if review.state.trim().is_empty() {
+            review.state = "candidate".into();
+        }
+        rows.push(QueueRow {
+            candidate: c,
+            review,
+        });
+    }
+    let mut gone: Vec<PreviousRow> = by_pair
+        .into_values()
+        .filter(|p| !p.review.is_blank())
+        .collect();
+    gone.sort_by(|a, b| (&a.source, &a.destination).cmp(&(&b.source, &b.destination)));
+    for p in gone {
+        let note = gone_reason(&p.source, &p.destination);
+        history.push(HistoryRow { previous: p, note });
+    }
+    rows.sort_by(|a, b| {
+        b.candidate
+            .priority()
+            .total_cmp(&a.candidate.priority())
+            .then_with(|| b.candidate.similarity.total_cmp(&a.candidate.similarity))
+            .then_with(|| {
+                (&a.candidate.destination, &a.candidate.source)
+                    .cmp(&(&b.candidate.destination, &b.candidate.source))
+            })
+    });
+    (rows, history)
+}
+
+/// Queue columns, in order. A contract: `--previous` and `verify` read them by name.
+pub const QUEUE_COLUMNS: &[(&str, f64, bool)] = &[
+    ("Client", 14.0, false),
+    ("Priority", 9.0, false),
+    ("Source URL", 50.0, false),
+    ("Destination URL", 50.0, false),
+    ("Similarity", 10.0, false),
+    ("Rank", 6.0, false),
+    ("Found Via", 10.0, false),
+    ("Existing Link", 13.0, false),
+    ("Destination Body Inlinks", 11.0, false),
+    ("Passage", 45.0, true),
+    ("Reviewer", 12.0, false),
+    ("Decision", 10.0, false),
+    ("Decision Date", 12.0, false),
+    ("State", 11.0, false),
+    ("Change Date", 12.0, false),
+    ("Reason", 35.0, true),
+    ("Source Fingerprint", 18.0, false),
+    ("Destination Fingerprint", 18.0, false),
+];
+
+/// The drop-down values of Decision and State.
+pub const DECISIONS: &[&str] = &["accept", "revise", "reject"];
+/// See [`DECISIONS`].
+pub const STATES: &[&str] = &["candidate", "approved", "published", "observed"];
+
+fn column_index(name: &str) -> usize {
+    QUEUE_COLUMNS
+        .iter()
+        .position(|(n, _, _)| *n == name)
+        .expect("a Queue column")
+}
+
+/// The Queue sheet.
+pub fn queue_sheet(client: &str, rows: &[QueueRow]) -> Sheet {
+    let columns = QUEUE_COLUMNS
+        .iter()
+        .map(|&(n, w, wrap)| {
+            if wrap {
+                Column::wrapped(n, w)
+            } else {
+                Column::new(n, w)
+            }
+        })
+        .collect();
+    let mut sheet = Sheet::new("Queue", columns);
+    sheet.dropdowns.push((
+        column_index("Decision"),
+        DECISIONS.iter().map(|s| (*s).to_string()).collect(),
+    ));
+    sheet.dropdowns.push((
+        column_index("State"),
+        STATES.iter().map(|s| (*s).to_string()).collect(),
+    ));
+    for r in rows {
+        let c = &r.candidate;
+        let v = &r.review;
+        sheet.rows.push(vec![
+            Cell::text(client),
+            Cell::Number(c.priority()),
+            Cell::Url(c.source.clone()),
+            Cell::Url(c.destination.clone()),
+            Cell::Percent(f64::from(c.similarity)),
+            Cell::Int(i64::from(c.rank)),
+            Cell::text(c.found_via.label()),
+            Cell::text(c.existing),
+            Cell::Int(i64::from(c.destination_inlinks)),
+            Cell::text(&v.passage),
+            Cell::text(&v.reviewer),
+            Cell::text(&v.decision),
+            Cell::text(&v.decision_date),
+            Cell::text(&v.state),
+            Cell::text(&v.change_date),
+            Cell::text(&v.reason),
+            Cell::text(&c.source_fingerprint),
+            Cell::text(&c.destination_fingerprint),
+        ]);
+    }
+    sheet
+}
+
+/// The History sheet: earlier reviews whose pair left the Queue, with every typed value.
+pub fn history_sheet(rows: &[HistoryRow]) -> Sheet {
+    let names = [
+        ("Source URL", 50.0),
+        ("Destination URL", 50.0),
+        ("Note", 45.0),
+        ("Similarity", 10.0),
+        ("Passage", 45.0),
+        ("Reviewer", 12.0),
+        ("Decision", 10.0),
+        ("Decision Date", 12.0),
+        ("State", 11.0),
+        ("Change Date", 12.0),
+        ("Reason", 35.0),
+        ("Source Fingerprint", 18.0),
+        ("Destination Fingerprint", 18.0),
+    ];
+    let columns = names
+        .iter()
+        .map(|&(n, w)| {
+            if matches!(n, "Note" | "Passage" | "Reason") {
+                Column::wrapped(n, w)
+            } else {
+                Column::new(n, w)
+            }
+        })
+        .collect();
+    let mut sheet = Sheet::new("History", columns);
+    for h in rows {
+        let p = &h.previous;
+        let v = &p.review;
+        sheet.rows.push(vec![
+            Cell::Url(p.source.clone()),
+            Cell::Url(p.destination.clone()),
+            Cell::text(&h.note),
+            Cell::text(&p.similarity),
+            Cell::text(&v.passage),
+            Cell::text(&v.reviewer),
+            Cell::text(&v.decision),
+            Cell::text(&v.decision_date),
+            Cell::text(&v.state),
+            Cell::text(&v.change_date),
+            Cell::text(&v.reason),
+            Cell::text(&p.source_fingerprint),
+            Cell::text(&p.destination_fingerprint),
+        ]);
+    }
+    sheet
+}
+
+/// A page's fingerprint: FNV-1a over its vector rounded to 3 decimals and its title. Rounding
+/// keeps re-embedding noise from reading as a change; a value that crosses a rounding boundary
+/// reads as changed, which only reopens a rejected pair for another look.
+pub fn fingerprint(vector: &[f32], title: &str) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut eat = |bytes: &[u8]| {
+        for &b in bytes {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+    };
+    for &x in vector {
+        eat(&((f64::from(x) * 1000.0).round() as i32).to_le_bytes());
+    }
+    eat(title.trim().as_bytes());
+    format!("{h:016x}")
+}
+
+/// Counts for the Summary sheet: decisions carried, reopened, moved to History.
+pub fn carry_counts(rows: &[QueueRow], history: &[HistoryRow]) -> BTreeMap<&'static str, usize> {
+    let mut m = BTreeMap::new();
+    m.insert(
+        "Queue rows with a carried review",
+        rows.iter().filter(|r| !r.review.is_blank()).count(),
+    );
+    m.insert("History rows", history.len());
+    m.insert(
+        "Reopened after a page changed",
+        rows.iter()
+            .filter(|r| r.review.reason.starts_with("reopened on"))
+            .count(),
+    );
+    m
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cand(s: &str, d: &str, fp: &str) -> Candidate {
+        Candidate {
+            source: s.into(),
+            destination: d.into(),
+            similarity: 0.8,
+            rank: 1,
+            found_via: FoundVia::Inbound,
+            existing: "none",
+            destination_inlinks: 0,
+            importance: 1.0,
+            source_fingerprint: fp.into(),
+            destination_fingerprint: "d".into(),
+        }
+    }
+
+    fn prev(s: &str, d: &str, decision: &str, fp: &str) -> PreviousRow {
+        PreviousRow {
+            source: s.into(),
+            destination: d.into(),
+            review: Review {
+                decision: decision.into(),
+                reviewer: "ann".into(),
+                passage: "see also".into(),
+                ..Review::default()
+            },
+            source_fingerprint: fp.into(),
+            destination_fingerprint: "d".into(),
+            similarity: "0.8".into(),
+            origin: "Queue",
+            note: String::new(),
+        }
+    }
+
+    #[test]
+    fn rejections_stay_unless_a_page_changed() {
+        let (rows, history) = carry_forward(
+            vec![
+                cand("a", "b", "s1"),
+                cand("c", "b", "s2"),
+                cand("e", "b", "s3"),
+            ],
+            vec![
+                prev("a", "b", "reject", "s1"),
+                prev("c", "b", "reject", "OLD"),
+                prev("e", "b", "accept", "s3"),
+                prev("x", "y", "accept", "s"),
+            ],
+            &|_, _| "no longer a candidate".into(),
+            "2026-11-29",
+        );
+        let by = |s: &str| rows.iter().find(|r| r.candidate.source == s).unwrap();
+        assert_eq!(by("a").review.decision, "reject");
+        assert_eq!(by("c").review.decision, "", "reopened");
+        assert!(by("c").review.reason.contains("source page changed"));
+        assert_eq!(by("e").review.state, "approved");
+        assert_eq!(by("e").review.passage, "see also");
+        assert_eq!(
+            history.len(),
+            2,
+            "the reopened rejection and the vanished pair"
+        );
+        assert!(
+            history
+                .iter()
+                .any(|h| h.previous.source == "x" && h.note == "no longer a candidate")
+        );
+    }
+
+    #[test]
+    fn priority_favours_similar_underlinked_important_pages() {
+        let mut c = cand("a", "b", "");
+        let base = c.priority();
+        assert!((base - 80.0).abs() < 0.05, "{base}");
+        c.destination_inlinks = 10;
+        assert!(c.priority() < base / 3.0);
+        c.importance = 0.5;
+        assert!(c.priority() < base / 6.0);
+    }
+
+    #[test]
+    fn fingerprints_ignore_noise_but_see_changes() {
+        assert_eq!(
+            fingerprint(&[0.12341, 0.5], "T"),
+            fingerprint(&[0.12339, 0.5], "T")
+        );
+        assert_ne!(
+            fingerprint(&[0.1234, 0.5], "T"),
+            fingerprint(&[0.1234, 0.5], "New title")
+        );
+        assert_ne!(
+            fingerprint(&[0.1234, 0.5], "T"),
+            fingerprint(&[0.2234, 0.5], "T")
+        );
+    }
+}

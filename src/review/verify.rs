@@ -1,0 +1,379 @@
+//! `linkgap verify`: a later crawl checks the approved rows of a reviewed Queue. A body link
+//! found makes a row "observed" with the crawl date; a link still missing reopens it as
+//! "approved" with a note; a template-only link or one through a redirect is said so. The
+//! pages new in the later crawl and gone from it are listed, so the next run works from
+//! current pages.
+
+use std::collections::{BTreeSet, HashMap};
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
+
+use crate::crawl::{self, Crawl};
+use crate::input::{Table, cell};
+use crate::links::{LinkRules, LinkStatus};
+use crate::normalize::identity::{UrlTable, Via};
+use crate::normalize::{Rules, normalize};
+use crate::progress::Progress;
+use crate::report::{Report, Role};
+use crate::workbook::{self, Cell, Column, Sheet};
+
+use super::Review;
+
+/// What `verify` needs, validated.
+#[derive(Debug, Clone)]
+pub struct VerifyConfig {
+    /// The reviewed workbook or Queue CSV.
+    pub queue: PathBuf,
+    /// Later All Inlinks.
+    pub inlinks: PathBuf,
+    /// Later Internal: All.
+    pub internal: Option<PathBuf>,
+    /// Output workbook.
+    pub out: PathBuf,
+    /// The later crawl's date, if given.
+    pub crawl_date: Option<String>,
+    /// Body positions.
+    pub link_rules: LinkRules,
+    /// No progress bars.
+    pub quiet: bool,
+}
+
+/// What a verification found.
+#[derive(Debug)]
+pub struct VerifyOutcome {
+    /// Rows rejected from the inputs.
+    pub rejected: u64,
+    /// One line for stderr.
+    pub summary: String,
+}
+
+/// Columns verify fills in (added to the Queue if missing).
+const VERIFICATION: &str = "Verification";
+
+/// Run `linkgap verify`.
+pub fn verify(config: &VerifyConfig) -> Result<VerifyOutcome> {
+    let rules = Rules::default();
+    let mut report = Report::new();
+    let progress = Progress::new(config.quiet);
+    let queue = Table::open_sheet(&config.queue, "Queue")
+        .with_context(|| format!("reading the reviewed Queue {}", config.queue.display()))?;
+    let is_workbook = queue.source().sheet().is_some();
+    let inlinks = Table::open(&config.inlinks)
+        .with_context(|| format!("reading the later All Inlinks {}", config.inlinks.display()))?;
+    let internal = config
+        .internal
+        .as_ref()
+        .map(|p| {
+            Table::open(p)
+                .with_context(|| format!("reading the later Internal: All {}", p.display()))
+        })
+        .transpose()?;
+    let crawl = crawl::load(
+        UrlTable::default(),
+        &inlinks,
+        internal.as_ref(),
+        &rules,
+        &config.link_rules,
+        progress,
+        &mut report,
+    )?;
+    let crawl_date = config.crawl_date.clone().unwrap_or_else(|| {
+        crawl
+            .internal
+            .as_ref()
+            .and_then(|i| i.crawl_timestamp.clone())
+            .map_or_else(
+                || {
+                    std::fs::metadata(&config.inlinks)
+                        .and_then(|m| m.modified())
+                        .map_or_else(|_| crate::dates::today(), crate::dates::format_date)
+                },
+                |t| t.chars().take(10).collect(),
+            )
+    });
+
+    // The Queue, every column kept as it was; Verification, State and Change Date updated.
+    let header: Vec<String> = queue.header().names.clone();
+    let mut columns: Vec<String> = header.clone();
+    if !columns.iter().any(|c| c == VERIFICATION) {
+        columns.push(VERIFICATION.into());
+    }
+    let idx = |name: &str| columns.iter().position(|c| c == name);
+    let (src, dst) = (idx("Source URL"), idx("Destination URL"));
+    let (state_col, change_col, verify_col) = (idx("State"), idx("Change Date"), idx(VERIFICATION));
+    let stats = report.file(&format!("{} (Queue)", queue.name()), Role::Review);
+    let mut rows: Vec<Vec<String>> = Vec::new();
+    let mut counts: HashMap<&'static str, usize> = HashMap::new();
+    queue.rows(&mut report, stats, &mut |report, _, r| {
+        let mut values: Vec<String> = (0..columns.len()).map(|i| cell(r, (i < header.len()).then_some(i)).to_string()).collect();
+        report.stats(stats).used += 1;
+        let get = |name: &str, values: &[String]| idx(name).map_or(String::new(), |i| values[i].clone());
+        let review = Review { decision: get("Decision", &values), state: get("State", &values), ..Review::default() };
+        let (Some(s), Some(d)) = (src, dst) else {
+            rows.push(values);
+            return;
+        };
+        if !review.is_approved() {
+            rows.push(values);
+            return;
+        }
+        let mut state = review.state.trim().to_string();
+        let note = match (crawl.page_of(&values[s], &rules), crawl.page_of(&values[d], &rules)) {
+            (None, _) => {
+                *counts.entry("source page missing").or_default() += 1;
+                format!("the source page is not in the crawl of {crawl_date}")
+            }
+            (_, None) => {
+                *counts.entry("destination page missing").or_default() += 1;
+                format!("the destination page is not in the crawl of {crawl_date}")
+            }
+            (Some(sp), Some(dp)) => match crawl.links.status(sp, dp) {
+                status @ (LinkStatus::Body | LinkStatus::BodyNofollow) => {
+                    state = "observed".into();
+                    *counts.entry("observed").or_default() += 1;
+                    format!("body link found in the crawl of {crawl_date}{}", if status == LinkStatus::BodyNofollow { " (nofollow)" } else { "" })
+                }
+                LinkStatus::ViaRedirect => {
+                    *counts.entry("linked via a redirect").or_default() += 1;
+                    format!("a body link exists in the crawl of {crawl_date} but goes through a redirect: point it at the final URL")
+                }
+                LinkStatus::TemplateOnly => {
+                    state = "approved".into();
+                    *counts.entry("template link only").or_default() += 1;
+                    format!("only a template link exists in the crawl of {crawl_date}; the body link is still missing")
+                }
+                LinkStatus::NotFound | LinkStatus::NearDuplicate => {
+                    state = "approved".into();
+                    *counts.entry("still missing").or_default() += 1;
+                    format!("not found in the crawl of {crawl_date}; reopened as approved")
+                }
+            },
+        };
+        if let Some(i) = state_col
+            && values[i].trim() != state
+            && !state.is_empty()
+        {
+            values[i] = state;
+            if let Some(c) = change_col {
+                values[c].clone_from(&crawl_date);
+            }
+        }
+        if let Some(v) = verify_col {
+            values[v] = note;
+        }
+        rows.push(values);
+    })?;
+
+    let mut sheets = vec![verify_summary(
+        &config.queue,
+        &crawl_date,
+        &counts,
+        rows.len(),
+    )];
+    sheets.push(queue_out(&columns, &rows));
+    let changes = crawl_changes(&config.queue, is_workbook, &crawl, &rules);
+    let new_gone = (
+        changes
+            .rows
+            .iter()
+            .filter(|r| r[0] == Cell::text("new page"))
+            .count(),
+        changes
+            .rows
+            .iter()
+            .filter(|r| r[0] == Cell::text("page gone"))
+            .count(),
+    );
+    sheets.push(changes);
+    if is_workbook && let Ok(history) = Table::open_sheet(&config.queue, "History") {
+        let names = history.header().names.clone();
+        let mut kept = Vec::new();
+        let mut scratch = Report::new();
+        let stats = scratch.file(history.name(), Role::Review);
+        history.rows(&mut scratch, stats, &mut |_, _, r| {
+            kept.push(r.iter().map(str::to_string).collect::<Vec<_>>());
+        })?;
+        sheets.push(plain_sheet("History", &names, &kept));
+    }
+    workbook::write_xlsx(&config.out, &sheets)
+        .with_context(|| format!("writing {}", config.out.display()))?;
+    let rejected = report.rejected_total();
+    let summary = format!(
+        "wrote {}: {} observed, {} still missing, {} template only, {} via redirect; {} new pages, {} pages gone (crawl of {crawl_date})",
+        config.out.display(),
+        counts.get("observed").unwrap_or(&0),
+        counts.get("still missing").unwrap_or(&0),
+        counts.get("template link only").unwrap_or(&0),
+        counts.get("linked via a redirect").unwrap_or(&0),
+        new_gone.0,
+        new_gone.1
+    );
+    Ok(VerifyOutcome { rejected, summary })
+}
+
+fn queue_out(columns: &[String], rows: &[Vec<String>]) -> Sheet {
+    let typed = |name: &str, v: &str| -> Cell {
+        match name {
+            "Source URL" | "Destination URL" => Cell::Url(v.to_string()),
+            "Similarity" => v
+                .parse::<f64>()
+                .map_or_else(|_| Cell::text(v), Cell::Percent),
+            "Priority" => v
+                .parse::<f64>()
+                .map_or_else(|_| Cell::text(v), Cell::Number),
+            "Rank" | "Destination Body Inlinks" => {
+                v.parse::<i64>().map_or_else(|_| Cell::text(v), Cell::Int)
+            }
+            _ => Cell::text(v),
+        }
+    };
+    let mut sheet = Sheet::new(
+        "Queue",
+        columns
+            .iter()
+            .map(|c| {
+                if matches!(c.as_str(), "Passage" | "Reason" | VERIFICATION) {
+                    Column::wrapped(c.clone(), 40.0)
+                } else {
+                    Column::new(c.clone(), if c.ends_with("URL") { 50.0 } else { 13.0 })
+                }
+            })
+            .collect(),
+    );
+    for (name, values) in [("Decision", super::DECISIONS), ("State", super::STATES)] {
+        if let Some(i) = columns.iter().position(|c| c == name) {
+            sheet
+                .dropdowns
+                .push((i, values.iter().map(|s| (*s).to_string()).collect()));
+        }
+    }
+    sheet.rows = rows
+        .iter()
+        .map(|r| columns.iter().zip(r).map(|(c, v)| typed(c, v)).collect())
+        .collect();
+    sheet
+}
+
+fn plain_sheet(name: &str, columns: &[String], rows: &[Vec<String>]) -> Sheet {
+    let mut sheet = Sheet::new(
+        name,
+        columns
+            .iter()
+            .map(|c| Column::new(c.clone(), if c.ends_with("URL") { 50.0 } else { 16.0 }))
+            .collect(),
+    );
+    sheet.rows = rows
+        .iter()
+        .map(|r| r.iter().map(Cell::text).collect())
+        .collect();
+    sheet
+}
+
+/// Pages of the earlier run (its Pages sheet) against pages of the later crawl.
+fn crawl_changes(
+    queue_path: &std::path::Path,
+    is_workbook: bool,
+    crawl: &Crawl,
+    rules: &Rules,
+) -> Sheet {
+    let mut sheet = Sheet::new(
+        "Crawl Changes",
+        vec![Column::new("Change", 14.0), Column::new("URL", 70.0)],
+    );
+    if !is_workbook {
+        sheet.rows.push(vec![
+            Cell::text("not compared"),
+            Cell::text("the reviewed file is a CSV without the Pages sheet"),
+        ]);
+        return sheet;
+    }
+    let mut before: BTreeSet<String> = BTreeSet::new();
+    if let Ok(pages) = Table::open_sheet(queue_path, "Pages") {
+        let h = pages.header();
+        let (resolved, eligible) = (h.find("Resolved URL"), h.find("Eligible"));
+        let mut scratch = Report::new();
+        let stats = scratch.file(pages.name(), Role::Review);
+        let _ = pages.rows(&mut scratch, stats, &mut |_, _, r| {
+            if cell(r, eligible) == "yes"
+                && let Ok(u) = normalize(cell(r, resolved), rules)
+            {
+                before.insert(u);
+            }
+        });
+    }
+    // Pages now: 200 HTML pages of Internal: All when given, else every page that links out.
+    let mut now: BTreeSet<String> = BTreeSet::new();
+    match &crawl.internal {
+        Some(internal) => {
+            for (&id, &row) in &crawl.crawled {
+                let u = &internal.urls[row];
+                if u.status_code == Some(200)
+                    && crate::input::embeddings::is_html(&u.content_type)
+                    && crawl.resolved[id as usize].1 == Via::Itself
+                {
+                    now.insert(crawl.urls.url(id).to_string());
+                }
+            }
+        }
+        None => {
+            for s in crawl.links.sources() {
+                now.insert(crawl.urls.url(s).to_string());
+            }
+        }
+    }
+    for u in now.difference(&before) {
+        sheet
+            .rows
+            .push(vec![Cell::text("new page"), Cell::Url(u.clone())]);
+    }
+    for u in before.difference(&now) {
+        sheet
+            .rows
+            .push(vec![Cell::text("page gone"), Cell::Url(u.clone())]);
+    }
+    sheet
+}
+
+fn verify_summary(
+    queue: &std::path::Path,
+    crawl_date: &str,
+    counts: &HashMap<&'static str, usize>,
+    rows: usize,
+) -> Sheet {
+    let mut sheet = Sheet::new(
+        "Summary",
+        vec![
+            Column::wrapped("Item", 50.0),
+            Column::wrapped("Value", 80.0),
+        ],
+    );
+    sheet.key_value = true;
+    let mut kv = |k: &str, v: Cell| sheet.rows.push(vec![Cell::text(k), v]);
+    kv(
+        "Verification of approved links",
+        Cell::text(queue.display().to_string()),
+    );
+    kv("Later crawl date", Cell::text(crawl_date));
+    kv("Queue rows", Cell::Int(rows as i64));
+    for key in [
+        "observed",
+        "still missing",
+        "template link only",
+        "linked via a redirect",
+        "source page missing",
+        "destination page missing",
+    ] {
+        kv(
+            &format!("Approved rows: {key}"),
+            Cell::Int(*counts.get(key).unwrap_or(&0) as i64),
+        );
+    }
+    kv(
+        "States",
+        Cell::text(
+            "candidate (found), approved (a person accepted it), published (a person marked it live), observed (a later crawl found the body link)",
+        ),
+    );
+    sheet
+}

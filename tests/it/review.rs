@@ -1,0 +1,329 @@
+//! The review cycle: a person edits the Queue, a later run carries every typed value forward,
+//! a changed page reopens a rejection, and `verify` checks approved links in a later crawl.
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+use std::path::Path;
+
+use calamine::{Data, Reader, open_workbook_auto};
+use rust_xlsxwriter::{ExcelDateTime, Format, Workbook};
+
+use crate::util::*;
+
+type Row = HashMap<String, String>;
+
+/// Re-save a workbook the way another program would (fresh file, shared strings, typed cells),
+/// applying `edit` to the Queue rows.
+fn edit_workbook(from: &Path, to: &Path, edit: &dyn Fn(usize, &mut Row)) {
+    let mut wb_in = open_workbook_auto(from).unwrap();
+    let mut wb = Workbook::new();
+    let date_format = Format::new().set_num_format("yyyy-mm-dd");
+    for name in wb_in.sheet_names() {
+        let range = wb_in.worksheet_range(&name).unwrap();
+        let ws = wb.add_worksheet();
+        ws.set_name(&name).unwrap();
+        let rows: Vec<Vec<Data>> = range.rows().map(<[Data]>::to_vec).collect();
+        let header: Vec<String> = rows
+            .first()
+            .map(|r| r.iter().map(ToString::to_string).collect())
+            .unwrap_or_default();
+        for (c, h) in header.iter().enumerate() {
+            ws.write_string(0, c as u16, h).unwrap();
+        }
+        for (i, row) in rows.iter().enumerate().skip(1) {
+            let mut values: Row = header
+                .iter()
+                .cloned()
+                .zip(row.iter().map(ToString::to_string))
+                .collect();
+            if name == "Queue" {
+                edit(i - 1, &mut values);
+            }
+            for (c, h) in header.iter().enumerate() {
+                let v = values.get(h).cloned().unwrap_or_default();
+                let original = row.get(c).cloned().unwrap_or(Data::Empty);
+                let r = i as u32;
+                let c = c as u16;
+                match (h.as_str(), &original) {
+                    ("Decision Date", _) if v.len() == 10 && v.as_bytes()[4] == b'-' => {
+                        // A person types a date: Excel stores a date serial, not text.
+                        let d = ExcelDateTime::parse_from_str(&v).unwrap();
+                        ws.write_datetime_with_format(r, c, d, &date_format)
+                            .unwrap();
+                    }
+                    (_, Data::Float(f)) if v == original.to_string() => {
+                        ws.write_number(r, c, *f).unwrap();
+                    }
+                    _ if !v.is_empty() => {
+                        ws.write_string(r, c, &v).unwrap();
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+    wb.save(to).unwrap();
+}
+
+fn queue(path: &Path) -> Vec<Row> {
+    records(path, "Queue")
+}
+
+fn find<'a>(rows: &'a [Row], s: &str, d: &str) -> Option<&'a Row> {
+    rows.iter()
+        .find(|r| r["Source URL"] == s && r["Destination URL"] == d)
+}
+
+#[test]
+fn typed_reviews_survive_a_rerun_and_a_later_crawl_verifies_them() {
+    let w = Workdir::new("review");
+    let spec = linkgap::synthetic::Spec {
+        messy: false,
+        pages: 40,
+        ..linkgap::synthetic::Spec::default()
+    };
+    let files = linkgap::synthetic::write_exports(&w.dir, &spec).unwrap();
+    let base_args = [
+        "run",
+        "--embeddings",
+        "custom_javascript_all.csv",
+        "--inlinks",
+        "all_inlinks.csv",
+        "--internal",
+        "internal_all.csv",
+        "--client",
+        "Acme",
+    ];
+    let run = |out: &str, extra: &[&str]| {
+        let mut args: Vec<&str> = base_args.to_vec();
+        args.extend_from_slice(&["--out", out]);
+        args.extend_from_slice(extra);
+        let o = w.run(&args);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        w.path(out)
+    };
+    let first = run("r1.xlsx", &[]);
+    let names = sheet_names(&first);
+    assert_eq!(names[0], "Summary", "{names:?}");
+    let q1 = queue(&first);
+    assert!(q1.len() >= 6);
+    // Sorted by priority, highest first; every row says how it was found.
+    let priorities: Vec<f64> = q1.iter().map(|r| r["Priority"].parse().unwrap()).collect();
+    assert!(
+        priorities.windows(2).all(|p| p[0] >= p[1]),
+        "{priorities:?}"
+    );
+    assert!(q1.iter().all(
+        |r| ["inbound", "outbound", "both"].contains(&r["Found Via"].as_str())
+            && r["Client"] == "Acme"
+            && r["State"] == "candidate"
+    ));
+
+    // A person reviews three rows in a spreadsheet program.
+    let (a, b, c) = (q1[0].clone(), q1[1].clone(), q1[2].clone());
+    let pair = |r: &Row| (r["Source URL"].clone(), r["Destination URL"].clone());
+    let tricky = "=SUM(1) «see also» the\nsecond paragraph";
+    edit_workbook(&first, &w.path("r1-reviewed.xlsx"), &|i, row| match i {
+        0 => {
+            row.insert("Decision".into(), "accept".into());
+            row.insert(
+                "Passage".into(),
+                "After the intro: \"read our guide\"".into(),
+            );
+            row.insert("Reviewer".into(), "Ann".into());
+            row.insert("Decision Date".into(), "2026-11-20".into());
+        }
+        1 => {
+            row.insert("Decision".into(), "reject".into());
+            row.insert("Reason".into(), "off-topic for readers".into());
+            row.insert("Reviewer".into(), "Bo".into());
+        }
+        2 => {
+            row.insert("Decision".into(), "revise".into());
+            row.insert("Passage".into(), tricky.into());
+            row.insert("Reviewer".into(), "Ann".into());
+        }
+        _ => {}
+    });
+
+    // Rerun with --previous: every typed value is back on the same pair.
+    let second = run("r2.xlsx", &["--previous", "r1-reviewed.xlsx"]);
+    let q2 = queue(&second);
+    let ra = find(&q2, &pair(&a).0, &pair(&a).1).expect("accepted pair still queued");
+    assert_eq!(
+        (
+            ra["Decision"].as_str(),
+            ra["Reviewer"].as_str(),
+            ra["Decision Date"].as_str(),
+            ra["State"].as_str()
+        ),
+        ("accept", "Ann", "2026-11-20", "approved")
+    );
+    assert_eq!(ra["Passage"], "After the intro: \"read our guide\"");
+    let rb = find(&q2, &pair(&b).0, &pair(&b).1).expect("rejected pair");
+    assert_eq!(
+        (
+            rb["Decision"].as_str(),
+            rb["Reason"].as_str(),
+            rb["Reviewer"].as_str()
+        ),
+        ("reject", "off-topic for readers", "Bo")
+    );
+    let rc = find(&q2, &pair(&c).0, &pair(&c).1).expect("revised pair");
+    assert_eq!(
+        rc["Passage"], tricky,
+        "text that looks like a formula survives as text"
+    );
+    assert_eq!(rc["State"], "approved");
+    assert!(sheet_names(&second).contains(&"History".to_string()));
+
+    // The rejected pair's source page changes (new vector): it is reopened, the old review kept.
+    let emb_text = std::fs::read_to_string(&files.embeddings).unwrap();
+    let vector_of = |line: &str| line.rsplit_once(",\"").map(|(_, v)| v.to_string()).unwrap();
+    let home_vector = vector_of(emb_text.lines().nth(1).unwrap());
+    let changed: String = emb_text
+        .lines()
+        .map(|line| {
+            if line.starts_with(&format!("\"{}\"", pair(&b).0)) {
+                format!("{},\"{home_vector}", line.rsplit_once(",\"").unwrap().0)
+            } else {
+                line.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    std::fs::write(w.path("changed.csv"), changed + "\n").unwrap();
+    // And the accepted pair gets its body link published.
+    let mut inlinks = std::fs::read_to_string(&files.inlinks).unwrap();
+    let _ = writeln!(
+        inlinks,
+        "\"Hyperlink\",\"{}\",\"{}\",\"0\",\"\",\"guide\",\"200\",\"OK\",\"true\",\"\",\"\",\"Absolute\",\"//body/main/article/p[9]/a\",\"Content\",\"HTML\"",
+        pair(&a).0,
+        pair(&a).1
+    );
+    std::fs::write(w.path("later_inlinks.csv"), inlinks).unwrap();
+    edit_workbook(&second, &w.path("r2-reviewed.xlsx"), &|_, _| {});
+    let o = w.run(&[
+        "run",
+        "--embeddings",
+        "changed.csv",
+        "--inlinks",
+        "later_inlinks.csv",
+        "--internal",
+        "internal_all.csv",
+        "--out",
+        "r3.xlsx",
+        "--previous",
+        "r2-reviewed.xlsx",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let third = w.path("r3.xlsx");
+    let q3 = queue(&third);
+    let history = records(&third, "History");
+    if let Some(rb) = find(&q3, &pair(&b).0, &pair(&b).1) {
+        assert_eq!(rb["Decision"], "", "reopened: {rb:?}");
+        assert!(rb["Reason"].contains("source page changed"), "{rb:?}");
+        let old = history
+            .iter()
+            .find(|h| h["Source URL"] == pair(&b).0 && h["Destination URL"] == pair(&b).1)
+            .expect("old rejection kept");
+        assert_eq!(
+            (old["Decision"].as_str(), old["Reason"].as_str()),
+            ("reject", "off-topic for readers")
+        );
+    } else {
+        let old = history
+            .iter()
+            .find(|h| h["Source URL"] == pair(&b).0)
+            .expect("old rejection kept in History");
+        assert_eq!(old["Reviewer"], "Bo");
+    }
+    assert!(
+        find(&q3, &pair(&a).0, &pair(&a).1).is_none(),
+        "linked now, so no longer a candidate"
+    );
+    let gone = history
+        .iter()
+        .find(|h| h["Source URL"] == pair(&a).0 && h["Destination URL"] == pair(&a).1)
+        .expect("accepted review kept");
+    assert!(gone["Note"].contains("body link exists"), "{gone:?}");
+    assert_eq!(gone["Passage"], "After the intro: \"read our guide\"");
+
+    // verify: the later crawl has the accepted link but not the revised one.
+    let o = w.run(&[
+        "verify",
+        "--queue",
+        "r2-reviewed.xlsx",
+        "--inlinks",
+        "later_inlinks.csv",
+        "--internal",
+        "internal_all.csv",
+        "--out",
+        "verified.xlsx",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v = queue(&w.path("verified.xlsx"));
+    assert_eq!(v.len(), q2.len(), "every Queue row kept");
+    let va = find(&v, &pair(&a).0, &pair(&a).1).unwrap();
+    assert_eq!(va["State"], "observed");
+    assert_eq!(
+        va["Change Date"], "2026-11-20",
+        "the crawl date of the exports"
+    );
+    assert!(
+        va["Verification"].starts_with("body link found in the crawl of 2026-11-20"),
+        "{va:?}"
+    );
+    let vc = find(&v, &pair(&c).0, &pair(&c).1).unwrap();
+    assert_eq!(vc["State"], "approved");
+    let expected = if vc["Existing Link"] == "template only" {
+        "only a template link exists"
+    } else {
+        "not found"
+    };
+    assert!(vc["Verification"].contains(expected), "{vc:?}");
+    assert_eq!(vc["Passage"], tricky);
+    let vb = find(&v, &pair(&b).0, &pair(&b).1).unwrap();
+    assert_eq!(vb["Verification"], "", "a rejected row is not checked");
+    let changes = records(&w.path("verified.xlsx"), "Crawl Changes");
+    assert!(changes.is_empty(), "same pages in both crawls: {changes:?}");
+
+    // A later Internal: All with one page gone and one new page.
+    let internal = std::fs::read_to_string(&files.internal).unwrap();
+    let mut lines: Vec<String> = internal.lines().map(str::to_string).collect();
+    let gone_line = lines.iter().position(|l| l.contains("/guide-3\"")).unwrap();
+    let gone_url = lines[gone_line]
+        .split("\",\"")
+        .next()
+        .unwrap()
+        .trim_start_matches('"')
+        .to_string();
+    let new_line = lines[gone_line].replace("/guide-3\"", "/brand-new\"");
+    lines[gone_line] = new_line;
+    std::fs::write(w.path("later_internal.csv"), lines.join("\n") + "\n").unwrap();
+    let o = w.run(&[
+        "verify",
+        "--queue",
+        "r2-reviewed.xlsx",
+        "--inlinks",
+        "later_inlinks.csv",
+        "--internal",
+        "later_internal.csv",
+        "--out",
+        "verified2.xlsx",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let changes = records(&w.path("verified2.xlsx"), "Crawl Changes");
+    let change = |kind: &str| {
+        changes
+            .iter()
+            .filter(|r| r["Change"] == kind)
+            .map(|r| r["URL"].clone())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(change("page gone"), vec![gone_url.clone()]);
+    assert_eq!(
+        change("new page"),
+        vec![gone_url.replace("/guide-3", "/brand-new")]
+    );
+}
