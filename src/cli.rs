@@ -1,9 +1,12 @@
 //! Command-line arguments, in the words of the people who run Screaming Frog. Parsed by clap
 //! and turned into a validated [`Config`](crate::config) once; nothing downstream re-parses.
 
+use std::ffi::OsString;
 use std::path::PathBuf;
+use std::time::Duration;
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::parser::ValueSource;
+use clap::{ArgMatches, Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 
 /// linkgap: find missing internal links from Screaming Frog exports.
 ///
@@ -30,8 +33,46 @@ pub enum Command {
     Run(RunArgs),
     /// Show how linkgap reads export files: role, era, header row, columns, rows, vectors.
     Inspect(InspectArgs),
+    /// Watch an inbox of client folders: complete export sets in, workbooks out.
+    Watch(WatchArgs),
     /// Check the approved links of a reviewed workbook against a later crawl.
     Verify(VerifyArgs),
+}
+
+/// Parse the process's command line, recording which `run` options were given (see
+/// [`RunArgs::given`]).
+pub fn parse() -> Cli {
+    try_parse_from(std::env::args_os()).unwrap_or_else(|e| e.exit())
+}
+
+/// Parse `args` like [`parse`]. `Cli::try_parse_from` works too, but then `RunArgs::given` is
+/// empty and a `--config` file would override every option.
+pub fn try_parse_from<I, T>(args: I) -> Result<Cli, clap::Error>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    let matches = Cli::command().try_get_matches_from(args)?;
+    let mut cli = Cli::from_arg_matches(&matches)?;
+    if let (Command::Run(run), Some(("run", sub))) = (&mut cli.command, matches.subcommand()) {
+        run.given = given(sub);
+    }
+    Ok(cli)
+}
+
+/// Ids of the options a person wrote (or set through the environment), as opposed to clap's
+/// defaults: only these beat a settings file.
+fn given(matches: &ArgMatches) -> Vec<String> {
+    matches
+        .ids()
+        .filter(|id| {
+            matches!(
+                matches.value_source(id.as_str()),
+                Some(ValueSource::CommandLine | ValueSource::EnvVariable)
+            )
+        })
+        .map(|id| id.as_str().to_string())
+        .collect()
 }
 
 /// Arguments of `linkgap verify`.
@@ -76,7 +117,7 @@ pub struct VerifyArgs {
 }
 
 /// Arguments of `linkgap run`.
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 #[command(
     after_long_help = "Exit codes: 0 = workbook written, every row used; 1 = workbook written, some rows rejected (see the Rejected Rows sheet); 2 = no workbook.\n\nExamples:\n  linkgap run --embeddings custom_javascript_all.csv --inlinks all_inlinks.csv --internal internal_all.csv --out report.xlsx\n  linkgap run exports/ --out report.xlsx --client \"Acme\""
 )]
@@ -188,6 +229,11 @@ pub struct RunArgs {
     #[arg(long, value_name = "FILE")]
     pub destination_list: Option<PathBuf>,
 
+    /// Settings file (linkgap.toml, see docs/watch.md): options given on the command line win
+    /// over the file, the file wins over the defaults.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+
     /// An earlier linkgap workbook whose Queue a person reviewed (in Excel, LibreOffice or
     /// Google Sheets): decisions, passages, reviewers and reasons carry over to the same pairs.
     #[arg(long, value_name = "XLSX")]
@@ -211,6 +257,88 @@ pub struct RunArgs {
     /// No progress bars.
     #[arg(long, short)]
     pub quiet: bool,
+
+    /// Ids of the options given on the command line (filled by [`parse`]); the rest are
+    /// defaults that a `--config` file may replace.
+    #[arg(skip)]
+    pub given: Vec<String>,
+}
+
+impl RunArgs {
+    /// Whether the option with clap id `id` (the field name) was given on the command line.
+    pub fn was_given(&self, id: &str) -> bool {
+        self.given.iter().any(|g| g == id)
+    }
+}
+
+/// Arguments of `linkgap watch`.
+#[derive(Debug, Args)]
+#[command(
+    after_long_help = "Layout: INBOX/<client>/ holds one client's exports (and optionally linkgap.toml); workbooks go to OUTBOX/<client>/<client>-<crawl date>.xlsx; used exports move to INBOX/<client>/processed/<time>/, failed ones to INBOX/<client>/failed/<time>/ with error.txt.\n\nExamples:\n  linkgap watch /srv/inbox --out /srv/outbox\n  linkgap watch D:\\Exports --out D:\\Workbooks --once\n  linkgap watch --status /srv/inbox\n\nSee docs/watch.md."
+)]
+pub struct WatchArgs {
+    /// The inbox: one folder per client, each holding that client's exports.
+    #[arg(value_name = "INBOX")]
+    pub inbox: PathBuf,
+
+    /// The outbox: workbooks are written to OUTBOX/<client>/.
+    #[arg(long, short, value_name = "OUTBOX", required_unless_present = "status")]
+    pub out: Option<PathBuf>,
+
+    /// List the clients with their last run and result, then exit.
+    #[arg(long, conflicts_with_all = ["out", "once"])]
+    pub status: bool,
+
+    /// Process the sets that are there (waiting for them to settle), then exit: for cron or a
+    /// scheduled task.
+    #[arg(long)]
+    pub once: bool,
+
+    /// Seconds a set's files must keep the same size and modification time before they are
+    /// read (copies over a network or a sync client arrive in pieces).
+    #[arg(long, default_value = "30", value_parser = seconds, value_name = "SECONDS")]
+    pub settle: Duration,
+
+    /// Seconds between looks at the inbox.
+    #[arg(long, default_value = "5", value_parser = seconds, value_name = "SECONDS")]
+    pub poll_interval: Duration,
+
+    /// How changes are noticed. This build has no file-system events backend: auto means
+    /// poll, and events is refused.
+    #[arg(long, value_enum, default_value_t = WatchMode::Auto)]
+    pub mode: WatchMode,
+
+    /// Test hook: sleep this many seconds after claiming a set, so tests can stop or kill the
+    /// watcher "during processing".
+    #[arg(long, hide = true, value_parser = seconds, value_name = "SECONDS")]
+    pub pause_after_claim: Option<Duration>,
+
+    /// Test hook: abort the process (as a kill -9 would) at this point of a set's life, so
+    /// tests can check that every crash point is recovered: claim-partial, run-done,
+    /// output-chosen, renamed, status-written, error-written.
+    #[arg(long, hide = true, value_name = "POINT")]
+    pub crash_at: Option<String>,
+}
+
+/// How `linkgap watch` notices new files.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum WatchMode {
+    /// The best available: polling in this build.
+    Auto,
+    /// Look at the folders every --poll-interval (works on network shares and synced folders).
+    Poll,
+    /// File-system events (not available in this build).
+    Events,
+}
+
+/// A duration in seconds, fractions allowed (tests use tenths).
+fn seconds(text: &str) -> Result<Duration, String> {
+    let secs: f64 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("expected a number of seconds, not {text:?}"))?;
+    Duration::try_from_secs_f64(secs)
+        .map_err(|_| format!("expected a number of seconds of zero or more, not {text:?}"))
 }
 
 /// Which pairs --group-by allows.
@@ -293,5 +421,46 @@ mod tests {
         };
         assert_eq!(args.body_positions, vec!["Content", "Aside"]);
         assert_eq!(args.top_k, 5);
+    }
+
+    #[test]
+    fn given_options_are_told_from_defaults() {
+        let cli = try_parse_from([
+            "linkgap",
+            "run",
+            "dir",
+            "-o",
+            "o.xlsx",
+            "-k",
+            "5",
+            "--strip-index",
+        ])
+        .unwrap();
+        let Command::Run(args) = cli.command else {
+            panic!("run")
+        };
+        assert!(
+            args.was_given("top_k"),
+            "given even when equal to the default"
+        );
+        assert!(args.was_given("strip_index"));
+        assert!(!args.was_given("near_duplicate"));
+        assert!(!args.was_given("min_words"));
+    }
+
+    #[test]
+    fn watch_needs_an_outbox_unless_asking_for_status() {
+        assert!(Cli::try_parse_from(["linkgap", "watch", "in"]).is_err());
+        assert!(Cli::try_parse_from(["linkgap", "watch", "--status", "in"]).is_ok());
+        let cli =
+            Cli::try_parse_from(["linkgap", "watch", "in", "--out", "out", "--settle", "0.25"])
+                .unwrap();
+        let Command::Watch(args) = cli.command else {
+            panic!("watch")
+        };
+        assert_eq!(args.settle, Duration::from_millis(250));
+        assert!(
+            Cli::try_parse_from(["linkgap", "watch", "in", "-o", "o", "--settle", "-1"]).is_err()
+        );
     }
 }

@@ -126,8 +126,16 @@ fn url_list(
 }
 
 impl RunConfig {
-    /// Validate `linkgap run` arguments.
+    /// Validate `linkgap run` arguments, after merging the `--config` file if one is named.
     pub fn from_args(args: &RunArgs) -> Result<RunConfig, ConfigError> {
+        let merged;
+        let args = match &args.config {
+            Some(path) => {
+                merged = crate::settings::Settings::load(path)?.apply(args);
+                &merged
+            }
+            None => args,
+        };
         if args.top_k == 0 || args.top_k > 100 {
             return Err(ConfigError(format!(
                 "--top-k must be between 1 and 100, not {}",

@@ -4,7 +4,8 @@
 //! [`normalize`] decides which URLs are one page, [`eligibility`] decides which pages may
 //! carry or receive a link, [`neighbors`] ranks similar pages, [`links`] subtracts the links
 //! that already exist, and [`workbook`] writes the result. [`run`] wires them together;
-//! [`report`] accounts for every input row.
+//! [`report`] accounts for every input row. [`settings`] reads a client's `linkgap.toml`;
+//! [`watch`] runs the pipeline on every complete set dropped into an inbox.
 
 pub mod cli;
 pub mod config;
@@ -20,7 +21,9 @@ pub mod progress;
 pub mod report;
 pub mod review;
 pub mod run;
+pub mod settings;
 pub mod synthetic;
+pub mod watch;
 pub mod workbook;
 
 use std::process::ExitCode;
@@ -63,6 +66,22 @@ pub fn run_cli(cli: Cli) -> Result<Status> {
             } else {
                 Status::Clean
             })
+        }
+        Command::Watch(args) => {
+            if args.status {
+                print_stdout(&watch::status_report(&args.inbox)?)?;
+                return Ok(Status::Clean);
+            }
+            let options = watch::Options::from_args(&args)?;
+            let summary = watch::watch(&options)?;
+            // For cron or a scheduled task, a failed set is worth a non-zero exit.
+            if options.once && summary.failed > 0 {
+                anyhow::bail!(
+                    "{} set(s) failed; see error.txt in the clients' failed/ folders",
+                    summary.failed
+                );
+            }
+            Ok(Status::Clean)
         }
         Command::Verify(args) => {
             let config = review::verify::VerifyConfig {

@@ -3,10 +3,8 @@
 
 use std::process::ExitCode;
 
-use clap::Parser;
-
 fn main() -> ExitCode {
-    let cli = linkgap::cli::Cli::parse();
+    let cli = linkgap::cli::parse();
     match linkgap::run_cli(cli) {
         Ok(status) => status.exit_code(),
         Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,

@@ -36,6 +36,9 @@ pub struct Outcome {
     pub summary: String,
     /// Wall time per stage, one line.
     pub stages: String,
+    /// The crawl date the exports carry (first ten characters of the latest Crawl Timestamp
+    /// of Internal: All or the AI tab), if any. `linkgap watch` names workbooks by it.
+    pub crawl_date: Option<String>,
 }
 
 /// A page of the analysis: a resolved URL that the embeddings export or Internal: All names.
@@ -496,10 +499,16 @@ pub fn run(config: &RunConfig) -> Result<Outcome> {
         .map(|(stage, t)| format!("{stage} {t:.2} s"))
         .collect::<Vec<_>>()
         .join("; ");
+    let crawl_date = internal
+        .as_ref()
+        .and_then(|i| i.crawl_timestamp.clone())
+        .or_else(|| emb.crawl_timestamp.clone())
+        .map(|t| t.chars().take(10).collect());
     Ok(Outcome {
         rejected,
         summary,
         stages,
+        crawl_date,
     })
 }
 

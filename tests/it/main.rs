@@ -7,5 +7,7 @@ mod libreoffice;
 mod props;
 mod review;
 mod run;
+mod settings;
 mod snippets;
 mod util;
+mod watch;

@@ -1,0 +1,223 @@
+//! `linkgap.toml`: a client's settings file, read by `linkgap run --config FILE` and by
+//! `linkgap watch` from each client folder. It owns the file's keys, their checking (an
+//! unknown key is an error naming the file and the key) and how they merge with the command
+//! line: options a person typed win over the file, the file wins over the defaults.
+
+use std::path::{Path, PathBuf};
+
+use clap::ValueEnum;
+use serde::Deserialize;
+
+use crate::cli::{GroupScope, Policy, RunArgs};
+use crate::config::ConfigError;
+
+/// The name `linkgap watch` looks for in a client folder.
+pub const FILE_NAME: &str = "linkgap.toml";
+
+/// The keys of a settings file; every one optional. Names are the long options of
+/// `linkgap run` with `_` for `-`.
+#[derive(Debug, Default, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Settings {
+    /// `--client`.
+    pub client: Option<String>,
+    /// `--top-k`.
+    pub top_k: Option<usize>,
+    /// `--embedding-column`.
+    pub embedding_column: Option<String>,
+    /// `--near-duplicate`.
+    pub near_duplicate: Option<f64>,
+    /// `--min-words`.
+    pub min_words: Option<u32>,
+    /// `--body-positions`, as a list.
+    pub body_positions: Option<Vec<String>>,
+    /// `--template-share`.
+    pub template_share: Option<f64>,
+    /// `--template-min-pages`.
+    pub template_min_pages: Option<u32>,
+    /// `--trailing-slash`: keep, strip or add.
+    pub trailing_slash: Option<String>,
+    /// `--www`: keep, strip or add.
+    pub www: Option<String>,
+    /// `--strip-index`.
+    pub strip_index: Option<bool>,
+    /// `--tracking-params`, as a list.
+    pub tracking_params: Option<Vec<String>>,
+    /// `--include-source`.
+    pub include_source: Option<String>,
+    /// `--exclude-source`.
+    pub exclude_source: Option<String>,
+    /// `--include-destination`.
+    pub include_destination: Option<String>,
+    /// `--exclude-destination`.
+    pub exclude_destination: Option<String>,
+    /// `--source-list`, relative to the settings file's folder.
+    pub source_list: Option<PathBuf>,
+    /// `--destination-list`, relative to the settings file's folder.
+    pub destination_list: Option<PathBuf>,
+    /// `--priority-urls`, relative to the settings file's folder.
+    pub priority_urls: Option<PathBuf>,
+    /// `--group-by`.
+    pub group_by: Option<String>,
+    /// `--group-scope`: same or all.
+    pub group_scope: Option<String>,
+}
+
+impl Settings {
+    /// Read and check a settings file.
+    pub fn load(path: &Path) -> Result<Settings, ConfigError> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| ConfigError(format!("settings file {}: {e}", path.display())))?;
+        let mut settings = Settings::parse(&text)
+            .map_err(|e| ConfigError(format!("settings file {}: {e}", path.display())))?;
+        // A list named in the file is next to the file, wherever linkgap was started from.
+        let base = path.parent().unwrap_or(Path::new(""));
+        for list in [
+            &mut settings.source_list,
+            &mut settings.destination_list,
+            &mut settings.priority_urls,
+        ]
+        .into_iter()
+        .flatten()
+        {
+            if list.is_relative() {
+                *list = base.join(&*list);
+            }
+        }
+        for (key, value) in [
+            ("trailing_slash", &settings.trailing_slash),
+            ("www", &settings.www),
+        ] {
+            if let Some(v) = value
+                && policy(v).is_none()
+            {
+                return Err(ConfigError(format!(
+                    "settings file {}: {key} = {v:?}: expected \"keep\", \"strip\" or \"add\"",
+                    path.display()
+                )));
+            }
+        }
+        if let Some(v) = &settings.group_scope
+            && GroupScope::from_str(v, true).is_err()
+        {
+            return Err(ConfigError(format!(
+                "settings file {}: group_scope = {v:?}: expected \"same\" or \"all\"",
+                path.display()
+            )));
+        }
+        Ok(settings)
+    }
+
+    /// Parse settings text. Errors name the line and the key (toml's own messages).
+    pub fn parse(text: &str) -> Result<Settings, toml::de::Error> {
+        toml::from_str(text)
+    }
+
+    /// `args` with every option that was not given on the command line replaced by this
+    /// file's value, where it has one.
+    pub fn apply(&self, args: &RunArgs) -> RunArgs {
+        let mut out = args.clone();
+        macro_rules! take {
+            ($field:ident) => {
+                if let Some(v) = &self.$field
+                    && !args.was_given(stringify!($field))
+                {
+                    out.$field = v.clone();
+                }
+            };
+            ($field:ident, Some) => {
+                if let Some(v) = &self.$field
+                    && !args.was_given(stringify!($field))
+                {
+                    out.$field = Some(v.clone());
+                }
+            };
+        }
+        take!(client, Some);
+        take!(top_k);
+        take!(embedding_column, Some);
+        take!(near_duplicate);
+        take!(min_words);
+        take!(body_positions);
+        take!(template_share);
+        take!(template_min_pages);
+        take!(strip_index);
+        take!(tracking_params, Some);
+        take!(include_source, Some);
+        take!(exclude_source, Some);
+        take!(include_destination, Some);
+        take!(exclude_destination, Some);
+        take!(source_list, Some);
+        take!(destination_list, Some);
+        take!(priority_urls, Some);
+        take!(group_by, Some);
+        if let Some(scope) = self
+            .group_scope
+            .as_deref()
+            .and_then(|v| GroupScope::from_str(v, true).ok())
+            && !args.was_given("group_scope")
+        {
+            out.group_scope = scope;
+        }
+        // Checked in `load`; an unparsable value here came from `parse` and keeps the default.
+        if let Some(p) = self.trailing_slash.as_deref().and_then(policy)
+            && !args.was_given("trailing_slash")
+        {
+            out.trailing_slash = p;
+        }
+        if let Some(p) = self.www.as_deref().and_then(policy)
+            && !args.was_given("www")
+        {
+            out.www = p;
+        }
+        out
+    }
+}
+
+fn policy(text: &str) -> Option<Policy> {
+    Policy::from_str(text, true).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(line: &[&str]) -> RunArgs {
+        let cli = crate::cli::try_parse_from(line.iter().copied()).unwrap();
+        let crate::cli::Command::Run(args) = cli.command else {
+            panic!("run")
+        };
+        args
+    }
+
+    #[test]
+    fn unknown_keys_are_named() {
+        let err = Settings::parse("top_k = 3\ntopk = 4\n")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("topk"), "{err}");
+        assert!(err.contains("line 2"), "{err}");
+    }
+
+    #[test]
+    fn wrong_types_are_named() {
+        let err = Settings::parse("top_k = \"five\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("top_k"), "{err}");
+    }
+
+    #[test]
+    fn command_line_beats_file_beats_default() {
+        let s = Settings::parse(
+            "top_k = 7\nmin_words = 10\nwww = \"strip\"\nbody_positions = [\"Content\", \"Aside\"]\n",
+        )
+        .unwrap();
+        let merged = s.apply(&args(&["linkgap", "run", "d", "-o", "o.xlsx", "-k", "3"]));
+        assert_eq!(merged.top_k, 3, "the command line wins");
+        assert_eq!(merged.min_words, 10, "the file beats the default");
+        assert_eq!(merged.www, Policy::Strip);
+        assert_eq!(merged.body_positions, vec!["Content", "Aside"]);
+        assert!((merged.near_duplicate - 0.95).abs() < 1e-9, "default kept");
+    }
+}
