@@ -110,7 +110,7 @@ pub fn run(config: &RunConfig) -> Result<Outcome> {
 
     // Embeddings.
     report.set_ticker(Some(progress.rows("Reading embeddings")));
-    let emb = embeddings::read(&emb_table, config.embedding_column.as_deref(), &mut report)
+    let mut emb = embeddings::read(&emb_table, config.embedding_column.as_deref(), &mut report)
         .with_context(|| format!("reading {}", emb_table.name()))?;
     if emb.vectors() == 0 {
         anyhow::bail!(
@@ -304,7 +304,18 @@ pub fn run(config: &RunConfig) -> Result<Outcome> {
         None => HashMap::new(),
     };
     let same_group = matches!(&config.groups, Some((_, GroupScope::Same)));
-    let search = |queries: &[u32], candidates: &[u32]| -> HashMap<u32, Vec<Neighbor>> {
+    // The vectors, moved in place into URL order: row i is page order[i]. One copy of the
+    // vectors lives through the search; subsets are gathered only when a role excludes pages.
+    let dim = emb.dim;
+    let matrix = embeddings::reorder(
+        std::mem::take(&mut emb.data),
+        dim,
+        &order
+            .iter()
+            .map(|f| pages[f].vector.expect("ordered pages have vectors"))
+            .collect::<Vec<_>>(),
+    );
+    let search = |queries: &[u32], candidates: &[u32], what: &str| -> HashMap<u32, Vec<Neighbor>> {
         let partitions: Vec<(Vec<u32>, Vec<u32>)> = if same_group {
             let mut by_group: BTreeMap<&str, (Vec<u32>, Vec<u32>)> = BTreeMap::new();
             for &q in queries {
@@ -317,45 +328,65 @@ pub fn run(config: &RunConfig) -> Result<Outcome> {
         } else {
             vec![(queries.to_vec(), candidates.to_vec())]
         };
+        let bar = progress.items(what, queries.len() as u64);
         let mut out = HashMap::with_capacity(queries.len());
+        let mut done = 0u64;
         for (group_queries, group_candidates) in &partitions {
             if group_queries.is_empty() {
                 continue;
             }
-            let gather = |ids: &[u32]| -> Vec<f32> {
-                let mut data = Vec::with_capacity(ids.len() * emb.dim);
-                for f in ids {
-                    data.extend_from_slice(
-                        emb.vector(pages[f].vector.expect("ordered pages have vectors")),
-                    );
-                }
-                data
-            };
-            let (query_data, cand_data) = (gather(group_queries), gather(group_candidates));
             let query_ranks: Vec<u32> = group_queries.iter().map(|f| rank[f]).collect();
             let cand_ranks: Vec<u32> = group_candidates.iter().map(|f| rank[f]).collect();
-            let found = neighbors::top_k(
+            // All pages in URL order are the matrix itself; a subset is gathered.
+            let gather = |ranks: &[u32]| -> Option<Vec<f32>> {
+                if ranks.len() * dim == matrix.len() {
+                    return None;
+                }
+                let mut data = Vec::with_capacity(ranks.len() * dim);
+                for &r in ranks {
+                    data.extend_from_slice(&matrix[r as usize * dim..(r as usize + 1) * dim]);
+                }
+                Some(data)
+            };
+            let query_data = gather(&query_ranks);
+            // Equal sets share one buffer, which lets the kernel form each pair once.
+            let cand_data = if group_queries == group_candidates {
+                None
+            } else {
+                gather(&cand_ranks)
+            };
+            let query_slice = query_data.as_deref().unwrap_or(&matrix);
+            let cand_slice = if group_queries == group_candidates {
+                query_slice
+            } else {
+                cand_data.as_deref().unwrap_or(&matrix)
+            };
+            let base = done;
+            let found = neighbors::top_k_with_progress(
                 Matrix {
-                    data: &query_data,
+                    data: query_slice,
                     rows: group_queries.len(),
-                    dim: emb.dim,
+                    dim,
                 },
                 &query_ranks,
                 Matrix {
-                    data: &cand_data,
+                    data: cand_slice,
                     rows: group_candidates.len(),
-                    dim: emb.dim,
+                    dim,
                 },
                 &cand_ranks,
                 config.top_k,
+                &|rows| bar.set_position(base + rows as u64),
             );
+            done += group_queries.len() as u64;
             out.extend(group_queries.iter().copied().zip(found));
         }
+        bar.finish_and_clear();
         out
     };
     // Inbound: for each destination, the most similar sources (the Moz view). Outbound: for
     // each source, the most similar destinations; the same lists when both sets are equal.
-    let mut inbound = search(&targets, &sources);
+    let mut inbound = search(&targets, &sources, "Ranking similar pages");
     let found: Vec<Vec<Neighbor>> = targets
         .iter()
         .map(|t| inbound.remove(t).unwrap_or_default())
@@ -363,7 +394,7 @@ pub fn run(config: &RunConfig) -> Result<Outcome> {
     let outbound: Vec<(u32, Vec<Neighbor>)> = if targets == sources {
         targets.iter().copied().zip(found.iter().cloned()).collect()
     } else {
-        let mut out = search(&sources, &targets);
+        let mut out = search(&sources, &targets, "Ranking similar pages (outbound)");
         sources
             .iter()
             .map(|s| (*s, out.remove(s).unwrap_or_default()))
@@ -388,12 +419,10 @@ pub fn run(config: &RunConfig) -> Result<Outcome> {
                 .as_ref()
                 .and_then(|i| crawled.get(&f).map(|&r| i.urls[r].title.as_str()))
                 .unwrap_or("");
+            let r = rank[&f] as usize;
             (
                 f,
-                review::fingerprint(
-                    emb.vector(pages[&f].vector.expect("ordered pages have vectors")),
-                    title,
-                ),
+                review::fingerprint(&matrix[r * dim..(r + 1) * dim], title),
             )
         })
         .collect();

@@ -456,6 +456,44 @@ pub fn read(
     Ok(out)
 }
 
+/// Move the rows of a `dim`-wide matrix in place so that row `i` holds old row `rows[i]`,
+/// dropping rows not listed. One row of scratch memory, never a second matrix.
+pub fn reorder(mut data: Vec<f32>, dim: usize, rows: &[u32]) -> Vec<f32> {
+    if dim == 0 {
+        return Vec::new();
+    }
+    let total = data.len() / dim;
+    // Full permutation: listed rows first, then the rest (to be cut off).
+    let mut listed = vec![false; total];
+    let mut src_of: Vec<usize> = rows.iter().map(|&r| r as usize).collect();
+    for &r in &src_of {
+        listed[r] = true;
+    }
+    src_of.extend((0..total).filter(|&r| !listed[r]));
+    let mut done = vec![false; total];
+    let mut tmp = vec![0f32; dim];
+    for start in 0..total {
+        if done[start] || src_of[start] == start {
+            done[start] = true;
+            continue;
+        }
+        tmp.copy_from_slice(&data[start * dim..(start + 1) * dim]);
+        let mut at = start;
+        loop {
+            done[at] = true;
+            let from = src_of[at];
+            if from == start {
+                data[at * dim..(at + 1) * dim].copy_from_slice(&tmp);
+                break;
+            }
+            data.copy_within(from * dim..(from + 1) * dim, at * dim);
+            at = from;
+        }
+    }
+    data.truncate(rows.len() * dim);
+    data
+}
+
 /// Whether a Content Type is an HTML page.
 pub fn is_html(content_type: &str) -> bool {
     let t = content_type.trim().to_ascii_lowercase();
@@ -480,6 +518,15 @@ mod tests {
             Ok(Some("text-embedding-3-small"))
         );
         assert_eq!(v, vec![0.1, 0.2]);
+    }
+
+    #[test]
+    fn reorder_moves_rows_in_place() {
+        let data: Vec<f32> = (0..12).map(|x| x as f32).collect(); // 6 rows of 2
+        let out = reorder(data, 2, &[4, 0, 5, 2]);
+        assert_eq!(out, vec![8.0, 9.0, 0.0, 1.0, 10.0, 11.0, 4.0, 5.0]);
+        assert_eq!(reorder(vec![1.0, 2.0], 2, &[0]), vec![1.0, 2.0]);
+        assert!(reorder(vec![1.0, 2.0], 2, &[]).is_empty());
     }
 
     #[test]

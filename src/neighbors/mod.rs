@@ -4,4 +4,4 @@
 
 pub mod exact;
 
-pub use exact::{Matrix, Neighbor, top_k};
+pub use exact::{Matrix, Neighbor, top_k, top_k_with_progress};
