@@ -426,6 +426,8 @@ pub fn run(config: &RunConfig) -> Result<Outcome> {
             )
         })
         .collect();
+    // The vectors are not needed past this point; free them before the sheets are built.
+    drop(matrix);
     let candidates = analysis.candidates(&body, &fingerprints);
     let previous = match &config.previous {
         Some(path) => review::read_previous(path, rules, &mut report)
@@ -482,10 +484,22 @@ pub fn run(config: &RunConfig) -> Result<Outcome> {
     let digests = hashing.join().unwrap_or_default();
     let counts = analysis.counts();
     let crawl_date = crawl_date(config, &emb, internal.as_ref());
-    sheets.insert(
-        0,
-        summary_sheet(config, &crawl_date, &pages, &counts, &queue_rows, &history),
-    );
+    let mut summary = summary_sheet(config, &crawl_date, &pages, &counts, &queue_rows, &history);
+    for sheet in &sheets {
+        if sheet.rows.len() > workbook::MAX_DATA_ROWS {
+            let note = format!(
+                "{} has {} rows; Excel holds {} per sheet, so it continues in \"{} (2)\" and on. --csv-dir writes it as one CSV.",
+                sheet.name,
+                sheet.rows.len(),
+                workbook::MAX_DATA_ROWS,
+                sheet.name
+            );
+            summary
+                .rows
+                .push(vec![Cell::text("Note"), Cell::text(note)]);
+        }
+    }
+    sheets.insert(0, summary);
     let run_sheet = run_sheet(
         config,
         &report,

@@ -280,6 +280,96 @@ pub fn normalize_in_place(v: &mut [f32]) {
     }
 }
 
+/// Rows parsed per parallel batch, and the text a batch may hold.
+const BATCH_ROWS: usize = 2048;
+const BATCH_BYTES: usize = 32 << 20;
+
+/// Vectors parsed so far. Vectors of any length are kept as (page, offset, len) until the file
+/// is read; then the most common length wins, since the first row is not trusted to be right.
+#[derive(Default)]
+struct Parsed {
+    pages: Vec<EmbeddedPage>,
+    data: Vec<f32>,
+    spans: Vec<(usize, usize, usize)>,
+    cell_chars: Vec<usize>,
+    models: BTreeMap<String, u64>,
+}
+
+/// A parsed cell: the model tag it carried, or why it is not a vector.
+type ParseResult = Result<Option<String>, VectorProblem>;
+
+/// Rows waiting to be parsed: float parsing is most of the reading time, so it runs on all
+/// cores a batch at a time while the CSV tokenizer stays sequential.
+#[derive(Default)]
+struct Pending {
+    rows: Vec<(EmbeddedPage, String)>,
+    bytes: usize,
+}
+
+impl Pending {
+    fn flush(
+        &mut self,
+        parsed: &mut Parsed,
+        report: &mut Report,
+        stats: usize,
+        table: &Table,
+        column: &str,
+    ) {
+        use rayon::prelude::*;
+        let results: Vec<(Vec<f32>, ParseResult)> = self
+            .rows
+            .par_iter()
+            .map(|(_, raw)| {
+                let mut v = Vec::new();
+                let r = parse_vector(raw, &mut v).map(|m| m.map(str::to_string));
+                (v, r)
+            })
+            .collect();
+        for ((mut page, raw), (vector, result)) in self.rows.drain(..).zip(results) {
+            match result {
+                Ok(model) => {
+                    if let Some(m) = model {
+                        *parsed.models.entry(m).or_default() += 1;
+                    }
+                    if parsed.data.capacity() == 0 {
+                        // One allocation for the whole matrix: the file size over this row's
+                        // bytes per value estimates the count, so the buffer never doubles.
+                        let file_bytes = std::fs::metadata(table.source().path())
+                            .map_or(0, |m| m.len())
+                            as usize;
+                        let per_value = (raw.len() / vector.len().max(1)).max(1);
+                        parsed
+                            .data
+                            .reserve_exact(file_bytes / per_value + vector.len());
+                    }
+                    parsed
+                        .spans
+                        .push((parsed.pages.len(), parsed.data.len(), vector.len()));
+                    parsed.cell_chars.push(raw.len());
+                    parsed.data.extend_from_slice(&vector);
+                }
+                Err(VectorProblem::Empty)
+                    if page.status_code.is_some_and(|c| c != 200)
+                        || page.content_type.as_deref().is_some_and(|t| !is_html(t)) =>
+                {
+                    // Screaming Frog runs snippets only on 200 HTML pages; an empty cell elsewhere is expected.
+                    page.problem = Some("no vector (not a 200 HTML page)".into());
+                    report.skip(stats, "no vector expected: not a 200 HTML page");
+                }
+                Err(problem) => {
+                    page.problem = Some(format!("no vector: {problem}"));
+                    report.reject(
+                        stats,
+                        table.rejection(page.row, column, problem.to_string(), &raw),
+                    );
+                }
+            }
+            parsed.pages.push(page);
+        }
+        self.bytes = 0;
+    }
+}
+
 /// Read an embeddings table. `named` is `--embedding-column`, if given.
 pub fn read(
     table: &Table,
@@ -314,11 +404,8 @@ pub fn read(
         choice: Some(column.choice),
         ..Embeddings::default()
     };
-    // Vectors of any length are kept (offset, len) until the file is read, then the most common
-    // length wins: the first row is not trusted to be the right one.
-    let mut spans: Vec<(usize, usize, usize)> = Vec::new(); // (page index, offset, len)
-    let mut cell_chars: Vec<usize> = Vec::new();
-    let mut models: BTreeMap<String, u64> = BTreeMap::new();
+    let mut parsed = Parsed::default();
+    let mut pending = Pending::default();
     let mut latest_time: Option<String> = None;
 
     table.rows(report, stats, &mut |report, row, record: &StringRecord| {
@@ -351,7 +438,8 @@ pub fn read(
         if is_xlsx && raw.chars().count() >= XLSX_CELL_LIMIT {
             let problem = format!("the vector fills all {XLSX_CELL_LIMIT} characters XLSX allows in a cell, so it was cut; export the embeddings as CSV");
             report.reject(stats, table.rejection(row, &column_name, problem, raw));
-            out.pages.push(EmbeddedPage { url: url.to_string(), row, vector: None, problem: Some("no vector: cut by the XLSX cell limit".into()), status_code: None, content_type: None, indexability: None });
+            pending.flush(&mut parsed, report, stats, table, &column_name);
+            parsed.pages.push(EmbeddedPage { url: url.to_string(), row, vector: None, problem: Some("no vector: cut by the XLSX cell limit".into()), status_code: None, content_type: None, indexability: None });
             return;
         }
         let status_code = cell(record, status_col)
@@ -364,7 +452,7 @@ pub fn read(
         if !time.is_empty() && latest_time.as_deref().is_none_or(|t| t < time) {
             latest_time = Some(time.to_string());
         }
-        let mut page = EmbeddedPage {
+        let page = EmbeddedPage {
             url: url.to_string(),
             row,
             vector: None,
@@ -373,33 +461,21 @@ pub fn read(
             content_type,
             indexability,
         };
-        let offset = out.data.len();
-        match parse_vector(raw, &mut out.data) {
-            Ok(model) => {
-                if let Some(m) = model {
-                    *models.entry(m.to_string()).or_default() += 1;
-                }
-                spans.push((out.pages.len(), offset, out.data.len() - offset));
-                cell_chars.push(raw.len());
-            }
-            Err(VectorProblem::Empty)
-                if status_code.is_some_and(|c| c != 200)
-                    || page.content_type.as_deref().is_some_and(|t| !is_html(t)) =>
-            {
-                // Screaming Frog runs snippets only on 200 HTML pages; an empty cell elsewhere is expected.
-                page.problem = Some("no vector (not a 200 HTML page)".into());
-                report.skip(stats, "no vector expected: not a 200 HTML page");
-            }
-            Err(problem) => {
-                page.problem = Some(format!("no vector: {problem}"));
-                report.reject(
-                    stats,
-                    table.rejection(row, &column_name, problem.to_string(), raw),
-                );
-            }
+        pending.bytes += raw.len();
+        pending.rows.push((page, raw.to_string()));
+        if pending.rows.len() >= BATCH_ROWS || pending.bytes >= BATCH_BYTES {
+            pending.flush(&mut parsed, report, stats, table, &column_name);
         }
-        out.pages.push(page);
     })?;
+    pending.flush(&mut parsed, report, stats, table, &column_name);
+    let Parsed {
+        spans,
+        cell_chars,
+        models,
+        ..
+    } = parsed;
+    out.data = parsed.data;
+    out.pages.extend(parsed.pages);
     out.crawl_timestamp = latest_time;
 
     if models.len() > 1 {

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# End-to-end benchmark: linkgap against the NumPy baseline on the same synthetic Screaming Frog
+# exports, in one run (the machine is shared and noisy: compare within a run, read ratios).
+#
+# usage: benches/e2e.sh [PAGES=20000] [DIM=1536] [TOPICS=40] [BODY_LINKS=8] [-- extra linkgap args]
+# Writes exports under target/bench/<PAGES>x<DIM>/ (kept for reruns), prints linkgap's stage
+# times and peak memory, NumPy's parse and search times, and the ratios.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PAGES=${1:-20000}; DIM=${2:-1536}; TOPICS=${3:-40}; BODY=${4:-8}
+shift $(( $# < 4 ? $# : 4 )) || true
+[ "${1:-}" = "--" ] && shift
+DIR=target/bench/${PAGES}x${DIM}
+cargo build --release --quiet --bin linkgap --bin linkgap-gen
+if [ ! -f "$DIR/all_inlinks.csv" ]; then
+  ./target/release/linkgap-gen "$DIR" --pages "$PAGES" --dim "$DIM" --topics "$TOPICS" --body-links "$BODY" --clean
+fi
+du -h "$DIR"/*.csv
+
+# Python with NumPy: the system's, else a venv under target/.
+PY=${PYTHON:-python3}
+if ! "$PY" -c "import numpy" 2>/dev/null; then
+  [ -x target/bench-venv/bin/python ] || { python3 -m venv target/bench-venv && target/bench-venv/bin/pip install -q numpy threadpoolctl; }
+  PY=target/bench-venv/bin/python
+fi
+
+echo "== linkgap"
+/usr/bin/time -v ./target/release/linkgap run "$DIR" --out "$DIR/report.xlsx" "$@" 2> "$DIR/linkgap.err" || true
+grep -E "^linkgap:" "$DIR/linkgap.err"
+RSS=$(awk -F: '/Maximum resident set size/ {gsub(/ /,"",$2); print $2}' "$DIR/linkgap.err")
+WALL=$(awk '/Elapsed \(wall clock\)/ {print $NF}' "$DIR/linkgap.err")
+echo "linkgap wall $WALL, peak RSS $((RSS / 1024)) MiB"
+
+echo "== numpy (OPENBLAS_CORETYPE/OPENBLAS_L2_SIZE unset: AVX-512 kernel)"
+NP=$(env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE "$PY" benches/numpy_baseline.py "$DIR/custom_javascript_all.csv" | tee /dev/stderr)
+
+SEARCH=$(sed -n 's/.*neighbour search \([0-9.]*\) s.*/\1/p' "$DIR/linkgap.err")
+PARSE=$(sed -n 's/.*read embeddings \([0-9.]*\) s.*/\1/p' "$DIR/linkgap.err")
+NPS=$(sed -n 's/.*search=\([0-9.]*\)s.*/\1/p' <<<"$NP")
+NPP=$(sed -n 's/.*parse=\([0-9.]*\)s.*/\1/p' <<<"$NP")
+awk -v a="$NPS" -v b="$SEARCH" -v c="$NPP" -v d="$PARSE" 'BEGIN {
+  printf "ratios (numpy / linkgap): search %.2fx, embeddings parse %.2fx\n", a / b, c / d }'
