@@ -536,12 +536,7 @@ pub fn run(config: &RunConfig) -> Result<Outcome> {
         },
         started.elapsed().as_secs_f64()
     );
-    let stages = clock
-        .laps
-        .iter()
-        .map(|(stage, t)| format!("{stage} {t:.2} s"))
-        .collect::<Vec<_>>()
-        .join("; ");
+    let stages = clock.describe();
     let crawl_date = internal
         .as_ref()
         .and_then(|i| i.crawl_timestamp.clone())
@@ -566,6 +561,8 @@ fn ok_decision() -> Decision {
 struct Stages {
     last: Instant,
     laps: Vec<(&'static str, f64)>,
+    /// Peak resident memory (MiB) after each stage, where the OS tells (Linux).
+    peaks: Vec<Option<u64>>,
 }
 
 impl Stages {
@@ -573,14 +570,39 @@ impl Stages {
         Stages {
             last: Instant::now(),
             laps: Vec::new(),
+            peaks: Vec::new(),
         }
     }
 
     fn lap(&mut self, stage: &'static str) {
         let now = Instant::now();
         self.laps.push((stage, (now - self.last).as_secs_f64()));
+        self.peaks.push(peak_rss_mib());
         self.last = now;
     }
+
+    fn describe(&self) -> String {
+        self.laps
+            .iter()
+            .zip(&self.peaks)
+            .map(|((stage, t), peak)| match peak {
+                Some(mib) => format!("{stage} {t:.2} s (peak {mib} MiB)"),
+                None => format!("{stage} {t:.2} s"),
+            })
+            .collect::<Vec<_>>()
+            .join("; ")
+    }
+}
+
+/// The process's peak resident set so far, from /proc (Linux); `None` elsewhere.
+fn peak_rss_mib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace()
+        .nth(1)?
+        .parse::<u64>()
+        .ok()
+        .map(|kib| kib / 1024)
 }
 
 struct Counts {
@@ -1090,8 +1112,11 @@ fn run_sheet(
         "Link opportunities (Queue rows)",
         counts.opportunities.to_string(),
     );
-    for (stage, seconds) in &clock.laps {
-        kv(&format!("Time: {stage}"), format!("{seconds:.2} s"));
+    for ((stage, seconds), peak) in clock.laps.iter().zip(&clock.peaks) {
+        let peak = peak
+            .map(|mib| format!(", peak memory so far {mib} MiB"))
+            .unwrap_or_default();
+        kv(&format!("Time: {stage}"), format!("{seconds:.2} s{peak}"));
     }
     for note in report.notes() {
         kv("Note", note.clone());

@@ -224,7 +224,7 @@ pub fn write_xlsx(path: &Path, sheets: &[Sheet]) -> Result<(), XlsxError> {
         let parts = chunks.len();
         for (part, rows) in chunks.into_iter().enumerate() {
             // Large sheets stream to disk row by row; small ones keep Excel's shared strings.
-            let ws = if sheet.rows.len() > 50_000 {
+            let ws = if sheet.rows.len() > 1_000 {
                 workbook.add_worksheet_with_constant_memory()?
             } else {
                 workbook.add_worksheet()
