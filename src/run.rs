@@ -46,8 +46,9 @@ pub struct Outcome {
 struct Page {
     /// Row of the embeddings matrix.
     vector: Option<u32>,
-    /// URL id whose row supplied the vector.
-    vector_from: Option<u32>,
+    /// How close the row that supplied the vector is to the page: 3 its own spelling, 2 a
+    /// spelling variant of its URL, 1 a redirect or canonicalised duplicate; 0 none yet.
+    vector_from: u8,
     facts: PageFacts,
     decision: Decision,
 }
@@ -148,7 +149,23 @@ pub fn run(config: &RunConfig) -> Result<Outcome> {
     // Pages and their vectors: the canonical page's own vector wins over a variant's.
     let mut pages: BTreeMap<u32, Page> = BTreeMap::new();
     let mut row_notes: Vec<Option<String>> = vec![None; emb.pages.len()];
+    // One row speaks for each URL: the one spelled exactly as the normalized URL (so the
+    // upper-case-host variant of a page never stands in for it), else the first.
     let mut first_row_of: HashMap<u32, usize> = HashMap::new();
+    for (i, (p, id)) in emb.pages.iter().zip(&emb_ids).enumerate() {
+        if let Some(u) = *id {
+            let exact = p.url.trim() == urls.url(u);
+            match first_row_of.get(&u) {
+                Some(&j) if exact && emb.pages[j].url.trim() != urls.url(u) => {
+                    first_row_of.insert(u, i);
+                }
+                None => {
+                    first_row_of.insert(u, i);
+                }
+                _ => {}
+            }
+        }
+    }
     for (i, (p, id)) in emb.pages.iter().zip(&emb_ids).enumerate() {
         let Some(u) = *id else {
             if p.vector.is_some() {
@@ -157,13 +174,13 @@ pub fn run(config: &RunConfig) -> Result<Outcome> {
             continue;
         };
         let (f, via) = resolved[u as usize];
-        if let Some(&first) = first_row_of.get(&u) {
+        let primary = first_row_of[&u];
+        if primary != i {
             row_notes[i] = Some(format!(
-                "same URL as row {} after normalization",
-                emb.pages[first].row
+                "same page as row {} ({}): a spelling variant",
+                emb.pages[primary].row,
+                urls.url(u)
             ));
-        } else {
-            first_row_of.insert(u, i);
         }
         if matches!(via, Via::Loop | Via::TooLong) {
             if p.vector.is_some() {
@@ -173,15 +190,21 @@ pub fn run(config: &RunConfig) -> Result<Outcome> {
         }
         let page = pages.entry(f).or_insert_with(|| Page {
             vector: None,
-            vector_from: None,
+            vector_from: 0,
             facts: PageFacts::default(),
             decision: ok_decision(),
         });
         if let Some(v) = p.vector {
-            let replace = page.vector.is_none() || (u == f && page.vector_from != Some(f));
-            if replace {
+            // The canonical page's own row wins over a variant's, which wins over a redirect's
+            // or a canonicalised duplicate's; among equals, the first.
+            let closeness = match (u == f, primary == i) {
+                (true, true) => 3,
+                (true, false) => 2,
+                (false, _) => 1,
+            };
+            if closeness > page.vector_from {
                 page.vector = Some(v);
-                page.vector_from = Some(u);
+                page.vector_from = closeness;
             }
         }
     }
@@ -205,7 +228,7 @@ pub fn run(config: &RunConfig) -> Result<Outcome> {
         if via == Via::Itself {
             pages.entry(f).or_insert_with(|| Page {
                 vector: None,
-                vector_from: None,
+                vector_from: 0,
                 facts: PageFacts::default(),
                 decision: ok_decision(),
             });
