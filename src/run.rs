@@ -1182,7 +1182,7 @@ fn reason_kind(reason: &str) -> String {
         "status ",
         "not an HTML page",
         "not indexable",
-        "same URL as row",
+        "same page as row",
     ] {
         if reason.starts_with(prefix) {
             return reason

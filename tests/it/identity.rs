@@ -228,7 +228,7 @@ fn redirects_canonicals_and_variants_resolve_to_one_page() {
     );
     assert_eq!(pages[&u("/gone")]["Reason"], "status 404");
     assert!(
-        pages["HTTPS://WWW.EXAMPLE.ORG:443/c#top"]["Reason"].starts_with("same URL as row"),
+        pages["HTTPS://WWW.EXAMPLE.ORG:443/c#top"]["Reason"].starts_with("same page as row"),
         "variant collision reported"
     );
 
