@@ -996,21 +996,7 @@ fn run_sheet(
     let mut kv = |k: &str, v: String| rows.push((k.to_string(), v));
     kv("Client", config.client.clone());
     kv("Run date", now_utc());
-    let crawl = internal
-        .and_then(|i| i.crawl_timestamp.clone())
-        .or_else(|| emb.crawl_timestamp.clone());
-    kv(
-        "Crawl date",
-        crawl.map_or_else(
-            || {
-                format!(
-                    "{} (file date of the All Inlinks export)",
-                    file_date(&config.inputs.inlinks)
-                )
-            },
-            |t| t.chars().take(10).collect(),
-        ),
-    );
+    kv("Crawl date", crawl_date(config, emb, internal));
     kv(
         "Tool version",
         format!("linkgap {}", env!("CARGO_PKG_VERSION")),
