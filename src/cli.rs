@@ -323,11 +323,12 @@ pub struct WatchArgs {
 /// How `linkgap watch` notices new files.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum WatchMode {
-    /// The best available: polling in this build.
+    /// File-system events where the system gives them, with polling kept as a safety net
+    /// (network shares and synced folders often send no events); polling alone otherwise.
     Auto,
-    /// Look at the folders every --poll-interval (works on network shares and synced folders).
+    /// Look at the folders every --poll-interval only.
     Poll,
-    /// File-system events (not available in this build).
+    /// File-system events (fails if the system cannot watch the inbox), plus polling.
     Events,
 }
 

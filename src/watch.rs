@@ -1,9 +1,10 @@
-//! `linkgap watch`: an inbox of client folders, polled. It owns the loop (which folders to
-//! look at, when a set has settled, when to stop), the log lines and the options; the life of
-//! one set (claim, run, finish, recover) is in [`set`], the status file in [`status`].
+//! `linkgap watch`: an inbox of client folders. It owns the loop (which folders to look at,
+//! when a set has settled, when to stop), the log lines and the options; the life of one set
+//! (claim, run, finish, recover) is in [`set`], the status file in [`status`].
 //!
-//! There is no file-system events backend: network shares and synced folders send no events,
-//! so polling is what always works, and `--mode auto` means polling.
+//! File-system events (notify) wake the loop as soon as a file lands; polling every
+//! `--poll-interval` always runs too, because network shares and synced folders often send no
+//! events. `--mode auto` uses events when the system can watch the inbox, `poll` never does.
 
 pub mod set;
 pub mod status;
@@ -15,6 +16,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, Receiver};
 use std::time::{Duration, Instant, SystemTime};
 
 use crate::cli::{WatchArgs, WatchMode};
@@ -79,6 +81,8 @@ pub struct Options {
     pub settle: Duration,
     /// Time between looks.
     pub poll_interval: Duration,
+    /// Events, polling or the best available.
+    pub mode: WatchMode,
     /// Exit when nothing is left to do.
     pub once: bool,
     /// Test hook: sleep after claiming a set.
@@ -90,11 +94,6 @@ pub struct Options {
 impl Options {
     /// Check the command-line options.
     pub fn from_args(args: &WatchArgs) -> Result<Options, WatchError> {
-        if args.mode == WatchMode::Events {
-            return Err(WatchError::Usage(
-                "--mode events: this build of linkgap has no file-system events backend; use --mode poll (which --mode auto chooses)".into(),
-            ));
-        }
         if !args.inbox.is_dir() {
             return Err(WatchError::Usage(format!(
                 "{}: the inbox is not a folder",
@@ -116,6 +115,7 @@ impl Options {
             outbox,
             settle: args.settle,
             poll_interval: args.poll_interval,
+            mode: args.mode,
             once: args.once,
             pause_after_claim: args.pause_after_claim,
             crash_at: args.crash_at.clone(),
@@ -167,6 +167,16 @@ impl Runner {
 
     /// Sleep, waking early on a stop; `false` if stopped.
     pub fn sleep(&self, total: Duration) -> bool {
+        self.sleep_or_event(total, None)
+    }
+
+    /// Sleep until `total` has passed or a file-system event arrives (the events are drained);
+    /// `false` if stopped.
+    pub fn sleep_or_event(
+        &self,
+        total: Duration,
+        events: Option<&Receiver<notify::Result<notify::Event>>>,
+    ) -> bool {
         let until = Instant::now() + total;
         loop {
             if self.stop.load(Ordering::SeqCst) {
@@ -176,7 +186,17 @@ impl Runner {
             if now >= until {
                 return true;
             }
-            std::thread::sleep((until - now).min(Duration::from_millis(50)));
+            let step = (until - now).min(Duration::from_millis(50));
+            match events {
+                Some(rx) => {
+                    if rx.recv_timeout(step).is_ok() {
+                        // A burst of events (a copy in progress) is one wake-up.
+                        while rx.try_recv().is_ok() {}
+                        return !self.stop.load(Ordering::SeqCst);
+                    }
+                }
+                None => std::thread::sleep(step),
+            }
         }
     }
 }
@@ -274,15 +294,49 @@ pub fn watch(options: &Options) -> Result<Summary, WatchError> {
         signal_hook::flag::register(signal, Arc::clone(&runner.stop))
             .map_err(|e| WatchError::Usage(format!("cannot listen for stop signals: {e}")))?;
     }
+    // Events make a dropped export visible at once; the polling loop stays as the safety net.
+    let (events_tx, events_rx) = mpsc::channel();
+    let watcher = match options.mode {
+        WatchMode::Poll => None,
+        WatchMode::Auto | WatchMode::Events => {
+            let started = notify::recommended_watcher(events_tx).and_then(|mut w| {
+                notify::Watcher::watch(&mut w, &options.inbox, notify::RecursiveMode::Recursive)?;
+                Ok(w)
+            });
+            match started {
+                Ok(w) => Some(w),
+                Err(e) if options.mode == WatchMode::Events => {
+                    return Err(WatchError::Usage(format!(
+                        "--mode events: cannot watch {}: {e}",
+                        options.inbox.display()
+                    )));
+                }
+                Err(e) => {
+                    log(
+                        "-",
+                        "events",
+                        format_args!("no file-system events ({e}); polling only"),
+                    );
+                    None
+                }
+            }
+        }
+    };
+    let events = watcher.as_ref().map(|_| &events_rx);
     log(
         "-",
         "start",
         format_args!(
-            "inbox {}, outbox {}, settle {} s, poll every {} s (polling){}",
+            "inbox {}, outbox {}, settle {} s, look every {} s ({}){}",
             options.inbox.display(),
             options.outbox.display(),
             options.settle.as_secs_f64(),
             options.poll_interval.as_secs_f64(),
+            if events.is_some() {
+                "file-system events and polling"
+            } else {
+                "polling"
+            },
             if options.once { ", once" } else { "" }
         ),
     );
@@ -337,7 +391,16 @@ pub fn watch(options: &Options) -> Result<Summary, WatchError> {
             );
             return Ok(summary);
         }
-        if !runner.sleep(options.poll_interval) {
+        // A client whose files are still settling needs another look after the settle time even
+        // if no event comes; otherwise an event or the poll interval wakes the loop.
+        let wait = if busy {
+            options
+                .poll_interval
+                .min(options.settle.max(Duration::from_millis(100)))
+        } else {
+            options.poll_interval
+        };
+        if !runner.sleep_or_event(wait, events) {
             log("-", "stop", "stop signal: no set in progress; exiting");
             return Ok(summary);
         }

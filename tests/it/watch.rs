@@ -443,13 +443,43 @@ fn sigterm_during_processing_exits_cleanly_and_the_set_is_recovered() {
 }
 
 #[test]
-fn events_mode_is_refused_and_auto_polls() {
-    let w = Workdir::new("watch-mode");
+fn events_wake_the_watcher_long_before_the_next_poll() {
+    let w = Workdir::new("watch-events");
     fs::create_dir_all(w.path("in")).unwrap();
-    let out: Output = w.run(&["watch", "in", "--out", "out", "--mode", "events", "--once"]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).contains("--mode poll"), "{}", stderr(&out));
-    let (status, log) = once(&w, &["--mode", "auto"]);
+    // A 60-second poll: only a file-system event can get the set processed within seconds.
+    let mut child = linkgap()
+        .args([
+            "watch",
+            "in",
+            "--out",
+            "out",
+            "--poll-interval",
+            "60",
+            "--settle",
+            SETTLE,
+            "--mode",
+            "events",
+        ])
+        .current_dir(&w.dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(fs::File::create(w.path("events.log")).unwrap())
+        .spawn()
+        .unwrap();
+    wait_for("the watcher to start", 10, || {
+        fs::read_to_string(w.path("events.log")).is_ok_and(|l| l.contains("start"))
+    });
+    let log = fs::read_to_string(w.path("events.log")).unwrap();
+    assert!(log.contains("file-system events and polling"), "{log}");
+    drop_set(&w, "acme");
+    wait_for("the workbook, woken by an event", 20, || {
+        !visible(&w.path("out/acme")).is_empty()
+    });
+    signal(&child, "TERM");
+    assert!(wait(&mut child, 5).success());
+    assert_processed_once(&w, "acme");
+    // --mode poll never asks for events.
+    let (status, log) = once(&w, &["--mode", "poll"]);
     assert!(status.success(), "{log}");
     assert!(log.contains("(polling)"), "{log}");
 }
