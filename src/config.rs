@@ -66,6 +66,10 @@ pub struct RunConfig {
     pub importance: crate::review::Importance,
     /// Page-type groups and whether links stay within them.
     pub groups: Option<(GroupBy, GroupScope)>,
+    /// Exact, approximate or automatic search.
+    pub index: crate::cli::IndexChoice,
+    /// Queries sampled to measure the approximate index's recall.
+    pub recall_sample: usize,
     /// No progress bars.
     pub quiet: bool,
 }
@@ -267,6 +271,8 @@ impl RunConfig {
                 .transpose()
                 .map_err(ConfigError)?
                 .map(|g| (g, args.group_scope)),
+            index: args.index,
+            recall_sample: args.recall_sample,
             quiet: args.quiet,
         })
     }

@@ -367,8 +367,7 @@ fn dot_block(a: Matrix, b: Matrix, out: &mut [f32], ldo: usize) {
 }
 
 /// Like [`dot_block`]; `allow_par = false` runs single-threaded (for callers that already run
-/// one block per rayon task). The result does not depend on `allow_par`'s effect on splitting
-/// only if gemm's reduction order is split-independent, so deterministic callers pass `false`.
+/// one block per rayon task, e.g. `ivf`; also keeps the result independent of thread count).
 ///
 /// # Panics
 /// If `out` is too short or the dims differ.

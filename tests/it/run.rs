@@ -421,3 +421,61 @@ fn help_speaks_the_users_language() {
         assert!(text.contains(phrase), "--help lacks {phrase}");
     }
 }
+
+#[test]
+fn the_approximate_index_reports_its_recall_every_run() {
+    let w = Workdir::new("approx");
+    let spec = linkgap::synthetic::Spec {
+        pages: 1500,
+        dim: 48,
+        topics: 12,
+        messy: false,
+        ..linkgap::synthetic::Spec::default()
+    };
+    linkgap::synthetic::write_exports(&w.dir, &spec).unwrap();
+    let run = |index: &str, out: &str| {
+        let o = w.run(&[
+            "run",
+            ".",
+            "--out",
+            out,
+            "--index",
+            index,
+            "--recall-sample",
+            "300",
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let run: HashMap<String, String> = sheet(&w.path(out), "Run")
+            .into_iter()
+            .skip(1)
+            .map(|r| (r[0].clone(), r[1].clone()))
+            .collect();
+        (
+            run["Similarity search"].clone(),
+            records(&w.path(out), "Opportunities"),
+        )
+    };
+    let (approx_text, approx) = run("approx", "a.xlsx");
+    let (exact_text, exact) = run("exact", "e.xlsx");
+    assert!(exact_text.contains("exact: every pair"), "{exact_text}");
+    let recall: f64 = approx_text
+        .split("recall@k ")
+        .nth(1)
+        .and_then(|t| t.split(' ').next())
+        .and_then(|t| t.parse().ok())
+        .unwrap_or_else(|| panic!("{approx_text}"));
+    assert!(recall >= 0.9, "{approx_text}");
+    assert!(approx_text.contains("300 sampled pages"), "{approx_text}");
+    // The index finds (nearly) the same neighbours as exact search.
+    let firsts = |rows: &[HashMap<String, String>]| {
+        rows.iter()
+            .map(|r| (r["Target URL"].clone(), r["Related URL 1"].clone()))
+            .collect::<std::collections::HashSet<_>>()
+    };
+    let same = firsts(&approx).intersection(&firsts(&exact)).count();
+    assert!(
+        same as f64 >= 0.9 * exact.len() as f64,
+        "{same} of {}",
+        exact.len()
+    );
+}

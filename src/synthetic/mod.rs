@@ -4,6 +4,8 @@
 //! have (error cells, a wrong-length vector, redirects, a canonicalised duplicate, tracking
 //! parameters, a noindex page, a thin page, a 404, nofollow and image links).
 
+pub mod vectors;
+
 use std::fmt::Write as _;
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
