@@ -5,6 +5,7 @@
 # usage: benches/e2e.sh [PAGES=20000] [DIM=1536] [TOPICS=40] [BODY_LINKS=8] [-- extra linkgap args]
 # Writes exports under target/bench/<PAGES>x<DIM>/ (kept for reruns), prints linkgap's stage
 # times and peak memory, NumPy's parse and search times, and the ratios.
+# NUMPY_QUERIES=N searches only N query rows in NumPy and extrapolates (for 1M pages).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PAGES=${1:-20000}; DIM=${2:-1536}; TOPICS=${3:-40}; BODY=${4:-8}
@@ -32,7 +33,7 @@ WALL=$(awk '/Elapsed \(wall clock\)/ {print $NF}' "$DIR/linkgap.err")
 echo "linkgap wall $WALL, peak RSS $((RSS / 1024)) MiB"
 
 echo "== numpy (OPENBLAS_CORETYPE/OPENBLAS_L2_SIZE unset: AVX-512 kernel)"
-NP=$(env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE "$PY" benches/numpy_baseline.py "$DIR/custom_javascript_all.csv" | tee /dev/stderr)
+NP=$(env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE "$PY" benches/numpy_baseline.py "$DIR/custom_javascript_all.csv" ${NUMPY_QUERIES:+--queries "$NUMPY_QUERIES"} | tee /dev/stderr)
 
 SEARCH=$(sed -n 's/.*neighbour search \([0-9.]*\) s.*/\1/p' "$DIR/linkgap.err")
 PARSE=$(sed -n 's/.*read embeddings \([0-9.]*\) s.*/\1/p' "$DIR/linkgap.err")

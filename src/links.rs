@@ -131,26 +131,33 @@ impl LinkCollector {
     /// Resolve every link to its pages and classify it. `resolved[id]` is where URL `id` leads.
     pub fn finish(self, resolved: &[(u32, Via)], rules: &LinkRules) -> LinkSet {
         let page = |id: u32| resolved[id as usize];
-        // Repeated blocks: the same Link Path to the same page on many linking pages.
-        let mut block_pages: HashMap<(u32, u32), u32> = HashMap::new();
-        let mut seen_pair: HashSet<(u32, u32, u32)> = HashSet::new();
+        // Repeated blocks: the same Link Path to the same page on many linking pages. Sorting
+        // (path, destination, source) triples counts distinct pages per block in 12 bytes a link,
+        // where hash sets would take several times that on a file of millions of rows.
         let mut linking_pages: HashSet<u32> = HashSet::new();
+        let mut triples: Vec<(u32, u32, u32)> = Vec::new();
         for l in &self.links {
             let (s, d) = (page(l.source).0, page(l.destination).0);
             linking_pages.insert(s);
-            if l.body_position && l.path != NO_PATH && seen_pair.insert((l.path, s, d)) {
-                *block_pages.entry((l.path, d)).or_default() += 1;
+            if l.body_position && l.path != NO_PATH {
+                triples.push((l.path, d, s));
             }
         }
-        drop(seen_pair);
+        triples.sort_unstable();
+        triples.dedup();
         let floor = (rules.template_share * linking_pages.len() as f64)
             .ceil()
             .max(f64::from(rules.template_min_pages)) as u32;
-        let is_block = |path: u32, d: u32| {
-            rules.template_share > 0.0
-                && path != NO_PATH
-                && block_pages.get(&(path, d)).is_some_and(|&n| n >= floor)
-        };
+        let mut blocks: HashSet<(u32, u32)> = HashSet::new();
+        if rules.template_share > 0.0 {
+            for run in triples.chunk_by(|a, b| (a.0, a.1) == (b.0, b.1)) {
+                if run.len() as u64 >= u64::from(floor) {
+                    blocks.insert((run[0].0, run[0].1));
+                }
+            }
+        }
+        drop(triples);
+        let is_block = |path: u32, d: u32| blocks.contains(&(path, d));
 
         let mut set = LinkSet::default();
         for l in &self.links {
@@ -176,10 +183,7 @@ impl LinkCollector {
             }
         }
         set.template_floor = floor;
-        set.reclassified_blocks = block_pages
-            .iter()
-            .filter(|&(&(p, d), _)| is_block(p, d))
-            .count();
+        set.reclassified_blocks = blocks.len();
         set
     }
 }

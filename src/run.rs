@@ -502,11 +502,14 @@ pub fn run(config: &RunConfig) -> Result<Outcome> {
         }
     };
     let (queue_rows, history) = review::carry_forward(candidates, previous, &gone, &today);
-    let mut sheets = vec![
-        analysis.opportunities(),
-        review::queue_sheet(&config.client, &queue_rows),
-        analysis.near_duplicates(),
-    ];
+    let counts = analysis.counts();
+    let crawl_date = crawl_date(config, &emb, internal.as_ref());
+    let mut summary = summary_sheet(config, &crawl_date, &pages, &counts, &queue_rows, &history);
+    let mut sheets = vec![analysis.opportunities()];
+    // The Queue takes its rows' strings instead of copying them: at 100,000 pages it is the
+    // largest structure of the run.
+    sheets.push(review::queue_sheet(&config.client, queue_rows));
+    sheets.push(analysis.near_duplicates());
     sheets.push(pages_sheet(
         &inventory, &resolved, &pages, &urls, &links, &group_of,
     ));
@@ -515,9 +518,6 @@ pub fn run(config: &RunConfig) -> Result<Outcome> {
     }
     sheets.push(rejected_sheet(&report));
     let digests = hashing.join().unwrap_or_default();
-    let counts = analysis.counts();
-    let crawl_date = crawl_date(config, &emb, internal.as_ref());
-    let mut summary = summary_sheet(config, &crawl_date, &pages, &counts, &queue_rows, &history);
     for sheet in &sheets {
         if sheet.rows.len() > workbook::MAX_DATA_ROWS {
             let note = format!(
@@ -546,6 +546,17 @@ pub fn run(config: &RunConfig) -> Result<Outcome> {
         &search_description(&reports.borrow()),
     );
     sheets.push(run_sheet);
+    // Only the sheets are needed now; free the crawl before the writer builds its buffers.
+    let pages_compared = order.len();
+    // The date the exports carry, for `linkgap watch` to name the workbook (None: no timestamp).
+    let crawl_date = internal
+        .as_ref()
+        .and_then(|i| i.crawl_timestamp.clone())
+        .or_else(|| emb.crawl_timestamp.clone())
+        .map(|t| t.chars().take(10).collect());
+    drop((
+        links, resolved, urls, pages, inventory, emb, internal, crawled, found, outbound, order,
+    ));
 
     clock.lap("build sheets");
     workbook::write_xlsx(&config.out, &sheets)
@@ -559,7 +570,7 @@ pub fn run(config: &RunConfig) -> Result<Outcome> {
     let summary = format!(
         "wrote {}: {} pages compared, {} link opportunities, {} near-duplicate pairs; {} input rows rejected{} ({:.1} s)",
         config.out.display(),
-        order.len(),
+        pages_compared,
         counts.opportunities,
         counts.near_duplicates,
         rejected,
@@ -571,11 +582,6 @@ pub fn run(config: &RunConfig) -> Result<Outcome> {
         started.elapsed().as_secs_f64()
     );
     let stages = clock.describe();
-    let crawl_date = internal
-        .as_ref()
-        .and_then(|i| i.crawl_timestamp.clone())
-        .or_else(|| emb.crawl_timestamp.clone())
-        .map(|t| t.chars().take(10).collect());
     Ok(Outcome {
         rejected,
         summary,

@@ -438,8 +438,8 @@ fn column_index(name: &str) -> usize {
         .expect("a Queue column")
 }
 
-/// The Queue sheet.
-pub fn queue_sheet(client: &str, rows: &[QueueRow]) -> Sheet {
+/// The Queue sheet, taking the rows' strings.
+pub fn queue_sheet(client: &str, rows: Vec<QueueRow>) -> Sheet {
     let columns = QUEUE_COLUMNS
         .iter()
         .map(|&(n, w, wrap)| {
@@ -459,28 +459,32 @@ pub fn queue_sheet(client: &str, rows: &[QueueRow]) -> Sheet {
         column_index("State"),
         STATES.iter().map(|s| (*s).to_string()).collect(),
     ));
-    for r in rows {
-        let c = &r.candidate;
-        let v = &r.review;
+    sheet.rows.reserve_exact(rows.len());
+    for QueueRow {
+        candidate: c,
+        review: v,
+    } in rows
+    {
+        let priority = c.priority();
         sheet.rows.push(vec![
             Cell::text(client),
-            Cell::Number(c.priority()),
-            Cell::Url(c.source.clone()),
-            Cell::Url(c.destination.clone()),
+            Cell::Number(priority),
+            Cell::Url(c.source),
+            Cell::Url(c.destination),
             Cell::Percent(f64::from(c.similarity)),
             Cell::Int(i64::from(c.rank)),
             Cell::text(c.found_via.label()),
             Cell::text(c.existing),
             Cell::Int(i64::from(c.destination_inlinks)),
-            Cell::text(&v.passage),
-            Cell::text(&v.reviewer),
-            Cell::text(&v.decision),
-            Cell::text(&v.decision_date),
-            Cell::text(&v.state),
-            Cell::text(&v.change_date),
-            Cell::text(&v.reason),
-            Cell::text(&c.source_fingerprint),
-            Cell::text(&c.destination_fingerprint),
+            Cell::text(v.passage),
+            Cell::text(v.reviewer),
+            Cell::text(v.decision),
+            Cell::text(v.decision_date),
+            Cell::text(v.state),
+            Cell::text(v.change_date),
+            Cell::text(v.reason),
+            Cell::text(c.source_fingerprint),
+            Cell::text(c.destination_fingerprint),
         ]);
     }
     sheet
