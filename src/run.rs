@@ -25,7 +25,7 @@ use crate::normalize::normalize;
 use crate::progress::Progress;
 use crate::report::{Report, Role};
 use crate::review::{self, Candidate, FoundVia};
-use crate::workbook::{self, Cell, Column, Sheet};
+use crate::workbook::{self, Cell, Column, Sheet, WorkbookWriter};
 
 /// What a run produced.
 #[derive(Debug)]
@@ -503,36 +503,32 @@ pub fn run(config: &RunConfig) -> Result<Outcome> {
     };
     let (queue_rows, history) = review::carry_forward(candidates, previous, &gone, &today);
     let counts = analysis.counts();
-    let crawl_date = crawl_date(config, &emb, internal.as_ref());
-    let mut summary = summary_sheet(config, &crawl_date, &pages, &counts, &queue_rows, &history);
-    let mut sheets = vec![analysis.opportunities()];
-    // The Queue takes its rows' strings instead of copying them: at 100,000 pages it is the
-    // largest structure of the run.
-    sheets.push(review::queue_sheet(&config.client, queue_rows));
-    sheets.push(analysis.near_duplicates());
-    sheets.push(pages_sheet(
-        &inventory, &resolved, &pages, &urls, &links, &group_of,
-    ));
-    if config.previous.is_some() || !history.is_empty() {
-        sheets.push(review::history_sheet(&history));
-    }
-    sheets.push(rejected_sheet(&report));
-    let digests = hashing.join().unwrap_or_default();
-    for sheet in &sheets {
-        if sheet.rows.len() > workbook::MAX_DATA_ROWS {
+    let crawl_date_text = crawl_date(config, &emb, internal.as_ref());
+    let mut summary = summary_sheet(
+        config,
+        &crawl_date_text,
+        &pages,
+        &counts,
+        &queue_rows,
+        &history,
+    );
+    for (name, rows) in [
+        ("Opportunities", targets.len()),
+        ("Queue", queue_rows.len()),
+        ("Pages", inventory.len()),
+    ] {
+        if rows > workbook::MAX_DATA_ROWS {
             let note = format!(
-                "{} has {} rows; Excel holds {} per sheet, so it continues in \"{} (2)\" and on. --csv-dir writes it as one CSV.",
-                sheet.name,
-                sheet.rows.len(),
-                workbook::MAX_DATA_ROWS,
-                sheet.name
+                "{name} has {rows} rows; Excel holds {} per sheet, so it continues in \"{name} (2)\" and on. --csv-dir writes it as one CSV.",
+                workbook::MAX_DATA_ROWS
             );
             summary
                 .rows
                 .push(vec![Cell::text("Note"), Cell::text(note)]);
         }
     }
-    sheets.insert(0, summary);
+    let digests = hashing.join().unwrap_or_default();
+    clock.lap("review queue");
     let run_sheet = run_sheet(
         config,
         &report,
@@ -545,8 +541,38 @@ pub fn run(config: &RunConfig) -> Result<Outcome> {
         &[Some(&emb_table), Some(&inl_table), int_table.as_ref()],
         &search_description(&reports.borrow()),
     );
-    sheets.push(run_sheet);
-    // Only the sheets are needed now; free the crawl before the writer builds its buffers.
+    // One sheet at a time: each is built, streamed to the workbook (and its CSV) and dropped,
+    // so the largest sheet, not all of them, sets the memory high-water mark.
+    let write = |writer: &mut WorkbookWriter, sheet: Sheet| {
+        writer
+            .add(sheet)
+            .with_context(|| format!("writing the workbook {}", config.out.display()))
+    };
+    let mut writer = WorkbookWriter::new(&config.out, config.csv_dir.as_deref())
+        .with_context(|| format!("preparing {}", config.out.display()))?;
+    write(&mut writer, summary)?;
+    write(&mut writer, analysis.opportunities())?;
+    // The Queue can run to millions of rows: each is built as it is written.
+    let queue_len = queue_rows.len();
+    writer
+        .add_rows(
+            &review::queue_header(),
+            queue_len,
+            queue_rows
+                .into_iter()
+                .map(|r| review::queue_row(&config.client, r)),
+        )
+        .with_context(|| format!("writing the workbook {}", config.out.display()))?;
+    write(&mut writer, analysis.near_duplicates())?;
+    write(
+        &mut writer,
+        pages_sheet(&inventory, &resolved, &pages, &urls, &links, &group_of),
+    )?;
+    if config.previous.is_some() || !history.is_empty() {
+        write(&mut writer, review::history_sheet(&history))?;
+    }
+    write(&mut writer, rejected_sheet(&report))?;
+    write(&mut writer, run_sheet)?;
     let pages_compared = order.len();
     // The date the exports carry, for `linkgap watch` to name the workbook (None: no timestamp).
     let crawl_date = internal
@@ -557,14 +583,9 @@ pub fn run(config: &RunConfig) -> Result<Outcome> {
     drop((
         links, resolved, urls, pages, inventory, emb, internal, crawled, found, outbound, order,
     ));
-
-    clock.lap("build sheets");
-    workbook::write_xlsx(&config.out, &sheets)
+    writer
+        .finish()
         .with_context(|| format!("writing the workbook {}", config.out.display()))?;
-    if let Some(dir) = &config.csv_dir {
-        workbook::write_csv_dir(dir, &sheets)
-            .with_context(|| format!("writing CSV files to {}", dir.display()))?;
-    }
     clock.lap("write workbook");
     let rejected = report.rejected_total();
     let summary = format!(

@@ -210,24 +210,58 @@ fn cut(s: &str, max: usize) -> std::borrow::Cow<'_, str> {
     out.into()
 }
 
-/// Write `sheets` to `path` atomically: a temporary file in the same folder, then a rename,
-/// so a half-written workbook never appears under the final name.
-pub fn write_xlsx(path: &Path, sheets: &[Sheet]) -> Result<(), XlsxError> {
-    let mut workbook = Workbook::new();
-    let formats = Formats::new();
-    for sheet in sheets {
-        let chunks: Vec<&[Vec<Cell>]> = if sheet.rows.is_empty() {
-            vec![&[][..]]
-        } else {
-            sheet.rows.chunks(MAX_DATA_ROWS).collect()
+/// Writes a workbook one sheet at a time, so only one sheet's rows are in memory: each
+/// sheet is streamed to the XLSX (and its CSV, with a CSV folder) as it is added and then
+/// dropped. The workbook appears under its name only when [`finish`](Self::finish) renames it.
+pub struct WorkbookWriter {
+    workbook: Workbook,
+    formats: Formats,
+    path: PathBuf,
+    csv_dir: Option<PathBuf>,
+}
+
+impl WorkbookWriter {
+    /// A writer for `path`, also writing `<csv_dir>/<sheet>.csv` when given.
+    pub fn new(path: &Path, csv_dir: Option<&Path>) -> io::Result<WorkbookWriter> {
+        if let Some(dir) = csv_dir {
+            fs::create_dir_all(dir)?;
+        }
+        Ok(WorkbookWriter {
+            workbook: Workbook::new(),
+            formats: Formats::new(),
+            path: path.to_path_buf(),
+            csv_dir: csv_dir.map(Path::to_path_buf),
+        })
+    }
+
+    /// Write one sheet (split at Excel's row limit) and its CSV.
+    pub fn add(&mut self, mut sheet: Sheet) -> Result<(), XlsxError> {
+        let rows = std::mem::take(&mut sheet.rows);
+        let len = rows.len();
+        self.add_rows(&sheet, len, rows.into_iter())
+    }
+
+    /// Write a sheet whose `len` rows come from `rows`, each written and dropped in turn, so a
+    /// sheet of millions of rows never exists in memory (`sheet.rows` is ignored).
+    pub fn add_rows(
+        &mut self,
+        sheet: &Sheet,
+        len: usize,
+        rows: impl Iterator<Item = Vec<Cell>>,
+    ) -> Result<(), XlsxError> {
+        let mut csv = match &self.csv_dir {
+            Some(dir) => Some(CsvSheet::create(dir, sheet).map_err(XlsxError::IoError)?),
+            None => None,
         };
-        let parts = chunks.len();
-        for (part, rows) in chunks.into_iter().enumerate() {
-            // Large sheets stream to disk row by row; small ones keep Excel's shared strings.
-            let ws = if sheet.rows.len() > 1_000 {
-                workbook.add_worksheet_with_constant_memory()?
+        let parts = len.div_ceil(MAX_DATA_ROWS).max(1);
+        let mut rows = rows.peekable();
+        for part in 0..parts {
+            // Large sheets stream to a temporary file row by row; small ones keep Excel's
+            // shared strings.
+            let ws = if len > 1_000 {
+                self.workbook.add_worksheet_with_constant_memory()?
             } else {
-                workbook.add_worksheet()
+                self.workbook.add_worksheet()
             };
             let name = if parts > 1 {
                 format!("{} ({})", sheet.name, part + 1)
@@ -235,68 +269,105 @@ pub fn write_xlsx(path: &Path, sheets: &[Sheet]) -> Result<(), XlsxError> {
                 sheet.name.clone()
             };
             ws.set_name(&name)?;
-            write_sheet(ws, sheet, rows, &formats)?;
+            write_header(ws, sheet, &self.formats)?;
+            let mut links = 0usize;
+            let mut written = 0u32;
+            while written < MAX_DATA_ROWS as u32 {
+                let Some(row) = rows.next() else { break };
+                written += 1;
+                write_row(ws, sheet, written, &row, &self.formats, &mut links)?;
+                if let Some(csv) = &mut csv {
+                    csv.write(&row).map_err(XlsxError::IoError)?;
+                }
+            }
+            write_footer(ws, sheet, written)?;
+            if rows.peek().is_none() {
+                break;
+            }
         }
+        if let Some(csv) = csv {
+            csv.finish().map_err(XlsxError::IoError)?;
+        }
+        Ok(())
     }
-    let tmp = temp_path(path);
-    workbook.save(&tmp)?;
-    fs::rename(&tmp, path).map_err(XlsxError::IoError)?;
-    Ok(())
+
+    /// Save to a temporary file in the same folder, then rename, so a half-written workbook
+    /// never appears under the final name.
+    pub fn finish(mut self) -> Result<(), XlsxError> {
+        let tmp = temp_path(&self.path);
+        self.workbook.save(&tmp)?;
+        fs::rename(&tmp, &self.path).map_err(XlsxError::IoError)?;
+        Ok(())
+    }
 }
 
-fn write_sheet(
-    ws: &mut Worksheet,
-    sheet: &Sheet,
-    rows: &[Vec<Cell>],
-    f: &Formats,
-) -> Result<(), XlsxError> {
+/// Write `sheets` to `path` atomically (see [`WorkbookWriter`]).
+pub fn write_xlsx(path: &Path, sheets: Vec<Sheet>) -> Result<(), XlsxError> {
+    let mut writer = WorkbookWriter::new(path, None).map_err(XlsxError::IoError)?;
+    for sheet in sheets {
+        writer.add(sheet)?;
+    }
+    writer.finish()
+}
+
+fn write_header(ws: &mut Worksheet, sheet: &Sheet, f: &Formats) -> Result<(), XlsxError> {
     for (c, col) in sheet.columns.iter().enumerate() {
         ws.set_column_width(c as u16, col.width)?;
         ws.write_string_with_format(0, c as u16, &col.name, &f.header)?;
     }
-    let mut links = 0usize;
-    for (r, row) in rows.iter().enumerate() {
-        let r = r as u32 + 1;
-        for (c, cell) in row.iter().enumerate() {
-            let c = c as u16;
-            let wrap = sheet.columns.get(c as usize).is_some_and(|col| col.wrap);
-            match cell {
-                Cell::Empty => {}
-                Cell::Text(s) => {
-                    let s = cut(s, MAX_CELL_CHARS);
-                    if wrap {
-                        ws.write_string_with_format(r, c, s.as_ref(), &f.wrap)?
-                    } else {
-                        ws.write_string(r, c, s.as_ref())?
-                    };
+    Ok(())
+}
+
+fn write_row(
+    ws: &mut Worksheet,
+    sheet: &Sheet,
+    r: u32,
+    row: &[Cell],
+    f: &Formats,
+    links: &mut usize,
+) -> Result<(), XlsxError> {
+    for (c, cell) in row.iter().enumerate() {
+        let c = c as u16;
+        let wrap = sheet.columns.get(c as usize).is_some_and(|col| col.wrap);
+        match cell {
+            Cell::Empty => {}
+            Cell::Text(s) => {
+                let s = cut(s, MAX_CELL_CHARS);
+                if wrap {
+                    ws.write_string_with_format(r, c, s.as_ref(), &f.wrap)?
+                } else {
+                    ws.write_string(r, c, s.as_ref())?
+                };
+            }
+            Cell::Url(u) => {
+                let linked = *links < MAX_LINKS_PER_SHEET
+                    && u.len() <= MAX_URL_CHARS
+                    && (u.starts_with("http://") || u.starts_with("https://"))
+                    && ws.write_url_with_format(r, c, u.as_str(), &f.url).is_ok();
+                if linked {
+                    *links += 1;
+                } else {
+                    ws.write_string(r, c, cut(u, MAX_CELL_CHARS).as_ref())?;
                 }
-                Cell::Url(u) => {
-                    let linked = links < MAX_LINKS_PER_SHEET
-                        && u.len() <= MAX_URL_CHARS
-                        && (u.starts_with("http://") || u.starts_with("https://"))
-                        && ws.write_url_with_format(r, c, u.as_str(), &f.url).is_ok();
-                    if linked {
-                        links += 1;
-                    } else {
-                        ws.write_string(r, c, cut(u, MAX_CELL_CHARS).as_ref())?;
-                    }
-                }
-                Cell::Int(i) => {
-                    ws.write_number(r, c, *i as f64)?;
-                }
-                Cell::Number(n) => {
-                    ws.write_number_with_format(r, c, *n, &f.decimal)?;
-                }
-                Cell::Percent(p) => {
-                    ws.write_number_with_format(r, c, *p, &f.percent)?;
-                }
-                Cell::Status(s) => {
-                    ws.write_string_with_format(r, c, s.label(), f.status(*s))?;
-                }
+            }
+            Cell::Int(i) => {
+                ws.write_number(r, c, *i as f64)?;
+            }
+            Cell::Number(n) => {
+                ws.write_number_with_format(r, c, *n, &f.decimal)?;
+            }
+            Cell::Percent(p) => {
+                ws.write_number_with_format(r, c, *p, &f.percent)?;
+            }
+            Cell::Status(s) => {
+                ws.write_string_with_format(r, c, s.label(), f.status(*s))?;
             }
         }
     }
-    let last_row = rows.len() as u32;
+    Ok(())
+}
+
+fn write_footer(ws: &mut Worksheet, sheet: &Sheet, last_row: u32) -> Result<(), XlsxError> {
     let last_col = sheet.columns.len().saturating_sub(1) as u16;
     ws.set_freeze_panes(1, 0)?;
     // Printed or exported to PDF: landscape, the header on every page, and narrow sheets one
@@ -332,23 +403,31 @@ fn temp_path(path: &Path) -> PathBuf {
     path.with_file_name(format!(".{name}.{}.tmp", std::process::id()))
 }
 
-/// Write each sheet as `<dir>/<sheet>.csv` with the same headers.
-pub fn write_csv_dir(dir: &Path, sheets: &[Sheet]) -> io::Result<()> {
-    fs::create_dir_all(dir)?;
-    for sheet in sheets {
+/// `<dir>/<sheet>.csv` being written: a temporary name until finished.
+struct CsvSheet {
+    writer: csv::Writer<BufWriter<File>>,
+    tmp: PathBuf,
+    path: PathBuf,
+}
+
+impl CsvSheet {
+    fn create(dir: &Path, sheet: &Sheet) -> io::Result<CsvSheet> {
         let path = dir.join(format!("{}.csv", sheet.name));
         let tmp = temp_path(&path);
-        {
-            let mut w = csv::Writer::from_writer(BufWriter::new(File::create(&tmp)?));
-            w.write_record(sheet.columns.iter().map(|c| c.name.as_str()))?;
-            for row in &sheet.rows {
-                w.write_record(row.iter().map(Cell::csv_text))?;
-            }
-            w.flush()?;
-        }
-        fs::rename(&tmp, &path)?;
+        let mut writer = csv::Writer::from_writer(BufWriter::new(File::create(&tmp)?));
+        writer.write_record(sheet.columns.iter().map(|c| c.name.as_str()))?;
+        Ok(CsvSheet { writer, tmp, path })
     }
-    Ok(())
+
+    fn write(&mut self, row: &[Cell]) -> io::Result<()> {
+        Ok(self.writer.write_record(row.iter().map(Cell::csv_text))?)
+    }
+
+    fn finish(mut self) -> io::Result<()> {
+        self.writer.flush()?;
+        drop(self.writer);
+        fs::rename(&self.tmp, &self.path)
+    }
 }
 
 #[cfg(test)]

@@ -438,8 +438,8 @@ fn column_index(name: &str) -> usize {
         .expect("a Queue column")
 }
 
-/// The Queue sheet, taking the rows' strings.
-pub fn queue_sheet(client: &str, rows: Vec<QueueRow>) -> Sheet {
+/// The Queue sheet's columns and drop-downs, without rows (see [`queue_row`]).
+pub fn queue_header() -> Sheet {
     let columns = QUEUE_COLUMNS
         .iter()
         .map(|&(n, w, wrap)| {
@@ -459,35 +459,36 @@ pub fn queue_sheet(client: &str, rows: Vec<QueueRow>) -> Sheet {
         column_index("State"),
         STATES.iter().map(|s| (*s).to_string()).collect(),
     ));
-    sheet.rows.reserve_exact(rows.len());
-    for QueueRow {
+    sheet
+}
+
+/// One Queue row, taking the candidate's and review's strings.
+pub fn queue_row(client: &str, row: QueueRow) -> Vec<Cell> {
+    let QueueRow {
         candidate: c,
         review: v,
-    } in rows
-    {
-        let priority = c.priority();
-        sheet.rows.push(vec![
-            Cell::text(client),
-            Cell::Number(priority),
-            Cell::Url(c.source),
-            Cell::Url(c.destination),
-            Cell::Percent(f64::from(c.similarity)),
-            Cell::Int(i64::from(c.rank)),
-            Cell::text(c.found_via.label()),
-            Cell::text(c.existing),
-            Cell::Int(i64::from(c.destination_inlinks)),
-            Cell::text(v.passage),
-            Cell::text(v.reviewer),
-            Cell::text(v.decision),
-            Cell::text(v.decision_date),
-            Cell::text(v.state),
-            Cell::text(v.change_date),
-            Cell::text(v.reason),
-            Cell::text(c.source_fingerprint),
-            Cell::text(c.destination_fingerprint),
-        ]);
-    }
-    sheet
+    } = row;
+    let priority = c.priority();
+    vec![
+        Cell::text(client),
+        Cell::Number(priority),
+        Cell::Url(c.source),
+        Cell::Url(c.destination),
+        Cell::Percent(f64::from(c.similarity)),
+        Cell::Int(i64::from(c.rank)),
+        Cell::text(c.found_via.label()),
+        Cell::text(c.existing),
+        Cell::Int(i64::from(c.destination_inlinks)),
+        Cell::text(v.passage),
+        Cell::text(v.reviewer),
+        Cell::text(v.decision),
+        Cell::text(v.decision_date),
+        Cell::text(v.state),
+        Cell::text(v.change_date),
+        Cell::text(v.reason),
+        Cell::text(c.source_fingerprint),
+        Cell::text(c.destination_fingerprint),
+    ]
 }
 
 /// The History sheet: earlier reviews whose pair left the Queue, with every typed value.

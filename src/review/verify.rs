@@ -196,7 +196,7 @@ pub fn verify(config: &VerifyConfig) -> Result<VerifyOutcome> {
         })?;
         sheets.push(plain_sheet("History", &names, &kept));
     }
-    workbook::write_xlsx(&config.out, &sheets)
+    workbook::write_xlsx(&config.out, sheets)
         .with_context(|| format!("writing {}", config.out.display()))?;
     let rejected = report.rejected_total();
     let summary = format!(
