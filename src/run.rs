@@ -434,6 +434,8 @@ pub fn run(config: &RunConfig) -> Result<Outcome> {
             .collect()
     };
     clock.lap("neighbour search");
+    let preparing = progress.rows("Preparing the review queue");
+    preparing.set_message("Preparing the review queue (candidates, earlier decisions)");
 
     let analysis = Analysis {
         config,
@@ -528,6 +530,7 @@ pub fn run(config: &RunConfig) -> Result<Outcome> {
         }
     }
     let digests = hashing.join().unwrap_or_default();
+    preparing.finish_and_clear();
     clock.lap("review queue");
     let run_sheet = run_sheet(
         config,
@@ -550,6 +553,7 @@ pub fn run(config: &RunConfig) -> Result<Outcome> {
     };
     let mut writer = WorkbookWriter::new(&config.out, config.csv_dir.as_deref())
         .with_context(|| format!("preparing {}", config.out.display()))?;
+    writer.set_progress(progress.rows("Writing the workbook"));
     write(&mut writer, summary)?;
     write(&mut writer, analysis.opportunities())?;
     // The Queue can run to millions of rows: each is built as it is written.

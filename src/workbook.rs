@@ -214,6 +214,7 @@ fn cut(s: &str, max: usize) -> std::borrow::Cow<'_, str> {
 /// sheet is streamed to the XLSX (and its CSV, with a CSV folder) as it is added and then
 /// dropped. The workbook appears under its name only when [`finish`](Self::finish) renames it.
 pub struct WorkbookWriter {
+    progress: Option<indicatif::ProgressBar>,
     workbook: Workbook,
     formats: Formats,
     path: PathBuf,
@@ -227,11 +228,17 @@ impl WorkbookWriter {
             fs::create_dir_all(dir)?;
         }
         Ok(WorkbookWriter {
+            progress: None,
             workbook: Workbook::new(),
             formats: Formats::new(),
             path: path.to_path_buf(),
             csv_dir: csv_dir.map(Path::to_path_buf),
         })
+    }
+
+    /// Count written rows on `bar` (a spinner on stderr).
+    pub fn set_progress(&mut self, bar: indicatif::ProgressBar) {
+        self.progress = Some(bar);
     }
 
     /// Write one sheet (split at Excel's row limit) and its CSV.
@@ -276,6 +283,9 @@ impl WorkbookWriter {
                 let Some(row) = rows.next() else { break };
                 written += 1;
                 write_row(ws, sheet, written, &row, &self.formats, &mut links)?;
+                if let Some(bar) = &self.progress {
+                    bar.inc(1);
+                }
                 if let Some(csv) = &mut csv {
                     csv.write(&row).map_err(XlsxError::IoError)?;
                 }
@@ -294,9 +304,15 @@ impl WorkbookWriter {
     /// Save to a temporary file in the same folder, then rename, so a half-written workbook
     /// never appears under the final name.
     pub fn finish(mut self) -> Result<(), XlsxError> {
+        if let Some(bar) = &self.progress {
+            bar.set_message("Compressing the workbook");
+        }
         let tmp = temp_path(&self.path);
         self.workbook.save(&tmp)?;
         fs::rename(&tmp, &self.path).map_err(XlsxError::IoError)?;
+        if let Some(bar) = self.progress.take() {
+            bar.finish_and_clear();
+        }
         Ok(())
     }
 }
