@@ -91,23 +91,7 @@ pub const EMB_HEADER: &[&str] = &[
     "Status",
     "(ChatGPT) Extract embeddings from page content 1",
 ];
-pub const INLINKS_HEADER: &[&str] = &[
-    "Type",
-    "Source",
-    "Destination",
-    "Size (Bytes)",
-    "Alt Text",
-    "Anchor",
-    "Status Code",
-    "Status",
-    "Follow",
-    "Target",
-    "Rel",
-    "Path Type",
-    "Link Path",
-    "Link Position",
-    "Link Origin",
-];
+pub const INLINKS_HEADER: &[&str] = &linkgap::synthetic::INLINKS_HEADER;
 
 pub fn emb_row(url: &str, cell: &str) -> Vec<String> {
     vec![
