@@ -6,6 +6,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::fs::File;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::{Instant, SystemTime};
 
 use anyhow::{Context, Result};
@@ -447,7 +448,7 @@ pub fn run(config: &RunConfig) -> Result<Outcome> {
         links: &links,
     };
     let body = links.body_sources();
-    let fingerprints: HashMap<u32, String> = order
+    let fingerprints: HashMap<u32, Arc<str>> = order
         .iter()
         .map(|&f| {
             let title = internal
@@ -457,7 +458,7 @@ pub fn run(config: &RunConfig) -> Result<Outcome> {
             let r = rank[&f] as usize;
             (
                 f,
-                review::fingerprint(&matrix[r * dim..(r + 1) * dim], title),
+                review::fingerprint(&matrix[r * dim..(r + 1) * dim], title).into(),
             )
         })
         .collect();
@@ -777,7 +778,7 @@ impl Analysis<'_> {
     fn candidates(
         &self,
         body: &HashMap<u32, Vec<u32>>,
-        fingerprints: &HashMap<u32, String>,
+        fingerprints: &HashMap<u32, Arc<str>>,
     ) -> Vec<Candidate> {
         let mut pairs: HashMap<(u32, u32), (f32, u32, FoundVia)> = HashMap::new();
         let mut add = |s: u32, d: u32, score: f32, rank: u32, via: FoundVia| {
@@ -809,14 +810,24 @@ impl Analysis<'_> {
                 );
             }
         }
+        // One shared copy of each page's URL, however many pairs it is in.
+        let mut shared: HashMap<u32, Arc<str>> = HashMap::new();
+        let mut url = |id: u32| {
+            shared
+                .entry(id)
+                .or_insert_with(|| self.urls.url(id).into())
+                .clone()
+        };
+        let no_fingerprint: Arc<str> = Arc::from("");
+        let fingerprint = |id: u32| fingerprints.get(&id).unwrap_or(&no_fingerprint).clone();
         pairs
             .into_iter()
             .filter_map(|((s, d), (score, rank, via))| {
                 let status = self.status(s, d, score);
                 status.is_opportunity().then(|| {
-                    let destination = self.urls.url(d).to_string();
+                    let destination = url(d);
                     Candidate {
-                        source: self.urls.url(s).to_string(),
+                        source: url(s),
                         importance: self.config.importance.weight(&destination),
                         destination,
                         similarity: score,
@@ -828,8 +839,8 @@ impl Analysis<'_> {
                             "none"
                         },
                         destination_inlinks: body.get(&d).map_or(0, Vec::len) as u32,
-                        source_fingerprint: fingerprints.get(&s).cloned().unwrap_or_default(),
-                        destination_fingerprint: fingerprints.get(&d).cloned().unwrap_or_default(),
+                        source_fingerprint: fingerprint(s),
+                        destination_fingerprint: fingerprint(d),
                     }
                 })
             })
@@ -1314,7 +1325,7 @@ fn summary_sheet(
     let mut per_destination: BTreeMap<&str, usize> = BTreeMap::new();
     for r in queue {
         *per_destination
-            .entry(r.candidate.destination.as_str())
+            .entry(&*r.candidate.destination)
             .or_default() += 1;
     }
     let mut top: Vec<(&str, usize)> = per_destination.into_iter().collect();

@@ -7,6 +7,7 @@ pub mod verify;
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
+use std::sync::Arc;
 
 use crate::input::{InputError, Table};
 use crate::normalize::{Rules, normalize};
@@ -36,13 +37,14 @@ impl FoundVia {
     }
 }
 
-/// One directed candidate link.
+/// One directed candidate link. A million-page site has millions of these, so the URLs and
+/// fingerprints are shared per page (`Arc<str>`), not copied per pair.
 #[derive(Debug, Clone)]
 pub struct Candidate {
     /// Page that would carry the link.
-    pub source: String,
+    pub source: Arc<str>,
     /// Page it would link to.
-    pub destination: String,
+    pub destination: Arc<str>,
     /// Cosine similarity.
     pub similarity: f32,
     /// Best position of the pair in either page's neighbour list (1 = most similar).
@@ -56,9 +58,9 @@ pub struct Candidate {
     /// Importance weight of the destination (1 without a priority list).
     pub importance: f64,
     /// Fingerprints of the two pages (vector and title), to tell when they changed.
-    pub source_fingerprint: String,
+    pub source_fingerprint: Arc<str>,
     /// See `source_fingerprint`.
-    pub destination_fingerprint: String,
+    pub destination_fingerprint: Arc<str>,
 }
 
 impl Candidate {
@@ -288,8 +290,27 @@ fn read_sheet(
 pub struct QueueRow {
     /// The candidate.
     pub candidate: Candidate,
-    /// Its review, carried forward or blank.
-    pub review: Review,
+    /// Its review, carried forward or changed by this run; `None` for a new candidate that
+    /// nobody has reviewed (most rows: boxing keeps them small at millions of rows).
+    pub review: Option<Box<Review>>,
+}
+
+/// The review of a row nobody has touched; its state reads as "candidate".
+static BLANK: Review = Review {
+    passage: String::new(),
+    reviewer: String::new(),
+    decision: String::new(),
+    decision_date: String::new(),
+    state: String::new(),
+    change_date: String::new(),
+    reason: String::new(),
+};
+
+impl QueueRow {
+    /// The row's review (blank for a new candidate).
+    pub fn review(&self) -> &Review {
+        self.review.as_deref().unwrap_or(&BLANK)
+    }
 }
 
 /// An earlier review whose pair is not in the new Queue.
@@ -330,12 +351,14 @@ pub fn carry_forward(
     }
     let mut rows = Vec::with_capacity(candidates.len());
     for c in candidates {
-        let Some(p) = by_pair.remove(&(c.source.clone(), c.destination.clone())) else {
+        let key = (c.source.to_string(), c.destination.to_string());
+        let Some(p) = (if by_pair.is_empty() {
+            None
+        } else {
+            by_pair.remove(&key)
+        }) else {
             rows.push(QueueRow {
-                review: Review {
-                    state: "candidate".into(),
-                    ..Review::default()
-                },
+                review: None,
                 candidate: c,
             });
             continue;
@@ -343,11 +366,15 @@ pub fn carry_forward(
         let mut review = p.review.clone();
         let rejected = review.decision() == "reject" || review.decision() == "rejected";
         let changed: Vec<&str> = [
-            ("source", &p.source_fingerprint, &c.source_fingerprint),
+            (
+                "source",
+                p.source_fingerprint.as_str(),
+                &*c.source_fingerprint,
+            ),
             (
                 "destination",
-                &p.destination_fingerprint,
-                &c.destination_fingerprint,
+                p.destination_fingerprint.as_str(),
+                &*c.destination_fingerprint,
             ),
         ]
         .iter()
@@ -379,7 +406,7 @@ pub fn carry_forward(
         }
         rows.push(QueueRow {
             candidate: c,
-            review,
+            review: Some(Box::new(review)),
         });
     }
     let mut gone: Vec<PreviousRow> = by_pair
@@ -391,7 +418,8 @@ pub fn carry_forward(
         let note = gone_reason(&p.source, &p.destination);
         history.push(HistoryRow { previous: p, note });
     }
-    rows.sort_by(|a, b| {
+    // Unstable is deterministic here: (destination, source) is unique, so no two rows tie.
+    rows.sort_unstable_by(|a, b| {
         b.candidate
             .priority()
             .total_cmp(&a.candidate.priority())
@@ -462,18 +490,21 @@ pub fn queue_header() -> Sheet {
     sheet
 }
 
-/// One Queue row, taking the candidate's and review's strings.
+/// One Queue row, taking the review's strings.
 pub fn queue_row(client: &str, row: QueueRow) -> Vec<Cell> {
-    let QueueRow {
-        candidate: c,
-        review: v,
-    } = row;
+    let c = row.candidate;
+    let v = row.review.map_or_else(Review::default, |v| *v);
+    let state = if v.state.trim().is_empty() {
+        "candidate".to_string()
+    } else {
+        v.state
+    };
     let priority = c.priority();
     vec![
         Cell::text(client),
         Cell::Number(priority),
-        Cell::Url(c.source),
-        Cell::Url(c.destination),
+        Cell::Url(c.source.to_string()),
+        Cell::Url(c.destination.to_string()),
         Cell::Percent(f64::from(c.similarity)),
         Cell::Int(i64::from(c.rank)),
         Cell::text(c.found_via.label()),
@@ -483,11 +514,11 @@ pub fn queue_row(client: &str, row: QueueRow) -> Vec<Cell> {
         Cell::text(v.reviewer),
         Cell::text(v.decision),
         Cell::text(v.decision_date),
-        Cell::text(v.state),
+        Cell::text(state),
         Cell::text(v.change_date),
         Cell::text(v.reason),
-        Cell::text(c.source_fingerprint),
-        Cell::text(c.destination_fingerprint),
+        Cell::text(&*c.source_fingerprint),
+        Cell::text(&*c.destination_fingerprint),
     ]
 }
 
@@ -564,13 +595,13 @@ pub fn carry_counts(rows: &[QueueRow], history: &[HistoryRow]) -> BTreeMap<&'sta
     let mut m = BTreeMap::new();
     m.insert(
         "Queue rows with a carried review",
-        rows.iter().filter(|r| !r.review.is_blank()).count(),
+        rows.iter().filter(|r| !r.review().is_blank()).count(),
     );
     m.insert("History rows", history.len());
     m.insert(
         "Reopened after a page changed",
         rows.iter()
-            .filter(|r| r.review.reason.starts_with("reopened on"))
+            .filter(|r| r.review().reason.starts_with("reopened on"))
             .count(),
     );
     m
@@ -630,12 +661,12 @@ mod tests {
             &|_, _| "no longer a candidate".into(),
             "2026-11-29",
         );
-        let by = |s: &str| rows.iter().find(|r| r.candidate.source == s).unwrap();
-        assert_eq!(by("a").review.decision, "reject");
-        assert_eq!(by("c").review.decision, "", "reopened");
-        assert!(by("c").review.reason.contains("source page changed"));
-        assert_eq!(by("e").review.state, "approved");
-        assert_eq!(by("e").review.passage, "see also");
+        let by = |s: &str| rows.iter().find(|r| &*r.candidate.source == s).unwrap();
+        assert_eq!(by("a").review().decision, "reject");
+        assert_eq!(by("c").review().decision, "", "reopened");
+        assert!(by("c").review().reason.contains("source page changed"));
+        assert_eq!(by("e").review().state, "approved");
+        assert_eq!(by("e").review().passage, "see also");
         assert_eq!(
             history.len(),
             2,
