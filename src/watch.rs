@@ -283,8 +283,55 @@ enum Look {
     Stopped,
 }
 
+/// The lock file that keeps a second watcher off an inbox.
+pub const LOCK_FILE: &str = ".linkgap-watch.lock";
+
+/// Take the inbox's lock, so two watchers (a service and a forgotten terminal, or two cron
+/// runs that overlap) never claim the same set. The operating system drops the lock when the
+/// process ends, however it ends, so a crash leaves nothing stale behind. Where the file system
+/// cannot lock (some network shares), say so and go on unlocked.
+fn lock_inbox(inbox: &Path) -> Result<Option<fs::File>, WatchError> {
+    let path = inbox.join(LOCK_FILE);
+    let mut file = fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(&path)
+        .map_err(io_err("opening the lock file", &path))?;
+    match file.try_lock() {
+        Ok(()) => {
+            use std::io::Write as _;
+            // For a person wondering who holds the inbox; the lock itself is the OS's.
+            let _ = file.set_len(0);
+            let _ = writeln!(file, "pid {}", std::process::id());
+            Ok(Some(file))
+        }
+        Err(fs::TryLockError::WouldBlock) => {
+            let holder = fs::read_to_string(&path).unwrap_or_default();
+            Err(WatchError::Usage(format!(
+                "another linkgap watch is already watching {} ({}); stop it first, or let it finish (with --once from a scheduler, this run has nothing to do)",
+                inbox.display(),
+                holder.trim()
+            )))
+        }
+        Err(fs::TryLockError::Error(e)) => {
+            log(
+                "-",
+                "lock",
+                format_args!(
+                    "cannot lock {} ({e}); make sure only one watcher runs on this inbox",
+                    path.display()
+                ),
+            );
+            Ok(None)
+        }
+    }
+}
+
 /// Watch until stopped (SIGINT/SIGTERM), or with `once` until nothing is left to do.
 pub fn watch(options: &Options) -> Result<Summary, WatchError> {
+    let _lock = lock_inbox(&options.inbox)?;
     let runner = Runner {
         stop: Arc::new(AtomicBool::new(false)),
         pause_after_claim: options.pause_after_claim,

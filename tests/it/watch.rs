@@ -357,6 +357,7 @@ fn wait_claimed(w: &Workdir, client: &str) -> PathBuf {
     found.unwrap()
 }
 
+/// Also: the inbox lock turns a second watcher away, and kill -9 leaves no stale lock.
 #[cfg(unix)]
 #[test]
 fn kill_9_during_processing_then_restart() {
@@ -364,6 +365,14 @@ fn kill_9_during_processing_then_restart() {
     drop_set(&w, "acme");
     let mut child = spawn(&w, &["--pause-after-claim", "30"], "watch.log");
     let work = wait_claimed(&w, "acme");
+    // A second watcher on the same inbox (an overlapping cron run) is turned away.
+    let (status, log) = once(&w, &[]);
+    assert_eq!(status.code(), Some(2), "{log}");
+    assert!(
+        log.contains("another linkgap watch is already watching"),
+        "{log}"
+    );
+    assert!(!log.contains("event=start"), "{log}");
     signal(&child, "KILL");
     wait(&mut child, 5);
     // Nothing lost: every input is in the claimed set.
