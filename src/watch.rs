@@ -308,11 +308,15 @@ fn lock_inbox(inbox: &Path) -> Result<Option<fs::File>, WatchError> {
             Ok(Some(file))
         }
         Err(fs::TryLockError::WouldBlock) => {
-            let holder = fs::read_to_string(&path).unwrap_or_default();
+            // Windows locks are mandatory: there the holder's note cannot be read.
+            let holder = fs::read_to_string(&path)
+                .ok()
+                .map(|h| format!(" ({})", h.trim()))
+                .filter(|h| h.len() > 3)
+                .unwrap_or_default();
             Err(WatchError::Usage(format!(
-                "another linkgap watch is already watching {} ({}); stop it first, or let it finish (with --once from a scheduler, this run has nothing to do)",
+                "another linkgap watch is already watching {}{holder}; stop it first, or let it finish (with --once from a scheduler, this run has nothing to do)",
                 inbox.display(),
-                holder.trim()
             )))
         }
         Err(fs::TryLockError::Error(e)) => {
