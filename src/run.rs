@@ -556,7 +556,13 @@ pub fn run(config: &RunConfig) -> Result<Outcome> {
         .with_context(|| format!("preparing {}", config.out.display()))?;
     writer.set_progress(progress.rows("Writing the workbook"));
     write(&mut writer, summary)?;
-    write(&mut writer, analysis.opportunities())?;
+    writer
+        .add_rows(
+            &analysis.opportunities_header(),
+            targets.len(),
+            analysis.opportunity_rows(&body),
+        )
+        .with_context(|| format!("writing the workbook {}", config.out.display()))?;
     // The Queue can run to millions of rows: each is built as it is written.
     let queue_len = queue_rows.len();
     writer
@@ -736,7 +742,8 @@ impl Analysis<'_> {
         }
     }
 
-    fn opportunities(&self) -> Sheet {
+    /// The Opportunities sheet's columns; its rows come from [`Analysis::opportunity_rows`].
+    fn opportunities_header(&self) -> Sheet {
         let k = self.config.top_k;
         let mut columns = vec![
             Column::new("Target URL", 45.0),
@@ -748,29 +755,39 @@ impl Analysis<'_> {
             columns.push(Column::new(format!("Link Status {i}"), 19.0));
         }
         columns.push(Column::new("Body Inlinks", 12.0));
-        let mut sheet = Sheet::new("Opportunities", columns);
-        let body = self.links.body_sources();
-        for (t, neighbours) in self.targets.iter().zip(self.found) {
-            let mut linking: Vec<&str> = body
-                .get(t)
-                .map(|v| v.iter().map(|&s| self.urls.url(s)).collect())
-                .unwrap_or_default();
-            linking.sort_unstable();
-            let mut row = vec![
-                Cell::Url(self.urls.url(*t).to_string()),
-                Cell::text(list_urls(&linking)),
-            ];
-            for n in neighbours {
-                let source = self.page_id(n.id);
-                row.push(Cell::Url(self.url(n.id).to_string()));
-                row.push(Cell::Percent(f64::from(n.score)));
-                row.push(Cell::Status(self.status(source, *t, n.score)));
-            }
-            row.resize(2 + 3 * k, Cell::Empty);
-            row.push(Cell::Int(linking.len() as i64));
-            sheet.rows.push(row);
-        }
-        sheet
+        Sheet::new("Opportunities", columns)
+    }
+
+    /// One row per target, built as it is written: a million-page site's sheet never sits in
+    /// memory whole.
+    fn opportunity_rows<'b>(
+        &'b self,
+        body: &'b HashMap<u32, Vec<u32>>,
+    ) -> impl Iterator<Item = Vec<Cell>> + 'b {
+        let k = self.config.top_k;
+        self.targets
+            .iter()
+            .zip(self.found)
+            .map(move |(t, neighbours)| {
+                let mut linking: Vec<&str> = body
+                    .get(t)
+                    .map(|v| v.iter().map(|&s| self.urls.url(s)).collect())
+                    .unwrap_or_default();
+                linking.sort_unstable();
+                let mut row = vec![
+                    Cell::Url(self.urls.url(*t).to_string()),
+                    Cell::text(list_urls(&linking)),
+                ];
+                for n in neighbours {
+                    let source = self.page_id(n.id);
+                    row.push(Cell::Url(self.url(n.id).to_string()));
+                    row.push(Cell::Percent(f64::from(n.score)));
+                    row.push(Cell::Status(self.status(source, *t, n.score)));
+                }
+                row.resize(2 + 3 * k, Cell::Empty);
+                row.push(Cell::Int(linking.len() as i64));
+                row
+            })
     }
 
     /// Directed candidates: Not found or Template link only pairs, found inbound (the source
