@@ -288,23 +288,44 @@ pub const LOCK_FILE: &str = ".linkgap-watch.lock";
 
 /// Take the inbox's lock, so two watchers (a service and a forgotten terminal, or two cron
 /// runs that overlap) never claim the same set. The operating system drops the lock when the
-/// process ends, however it ends, so a crash leaves nothing stale behind. Where the file system
-/// cannot lock (some network shares), say so and go on unlocked.
+/// process ends, however it ends, so a crash leaves nothing stale behind. Where the lock
+/// cannot be taken at all (a read-only inbox root, a file system without locks), say so and go
+/// on unlocked, as before there was a lock.
 fn lock_inbox(inbox: &Path) -> Result<Option<fs::File>, WatchError> {
     let path = inbox.join(LOCK_FILE);
-    let mut file = fs::OpenOptions::new()
+    let unlocked = |why: &dyn fmt::Display| {
+        log(
+            "-",
+            "lock",
+            format_args!(
+                "cannot lock {} ({why}); make sure only one watcher runs on this inbox",
+                path.display()
+            ),
+        );
+        Ok(None)
+    };
+    let writable = fs::OpenOptions::new()
         .read(true)
         .write(true)
         .create(true)
         .truncate(false)
-        .open(&path)
-        .map_err(io_err("opening the lock file", &path))?;
+        .open(&path);
+    // Another user's lock file, or a read-only folder: a lock needs no write access.
+    let (mut file, writable) = match writable {
+        Ok(f) => (f, true),
+        Err(e) => match fs::File::open(&path) {
+            Ok(f) => (f, false),
+            Err(_) => return unlocked(&e),
+        },
+    };
     match file.try_lock() {
         Ok(()) => {
             use std::io::Write as _;
-            // For a person wondering who holds the inbox; the lock itself is the OS's.
-            let _ = file.set_len(0);
-            let _ = writeln!(file, "pid {}", std::process::id());
+            if writable {
+                // For a person wondering who holds the inbox; the lock itself is the OS's.
+                let _ = file.set_len(0);
+                let _ = writeln!(file, "pid {}", std::process::id());
+            }
             Ok(Some(file))
         }
         Err(fs::TryLockError::WouldBlock) => {
@@ -319,17 +340,7 @@ fn lock_inbox(inbox: &Path) -> Result<Option<fs::File>, WatchError> {
                 inbox.display(),
             )))
         }
-        Err(fs::TryLockError::Error(e)) => {
-            log(
-                "-",
-                "lock",
-                format_args!(
-                    "cannot lock {} ({e}); make sure only one watcher runs on this inbox",
-                    path.display()
-                ),
-            );
-            Ok(None)
-        }
+        Err(fs::TryLockError::Error(e)) => unlocked(&e),
     }
 }
 

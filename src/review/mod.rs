@@ -351,12 +351,11 @@ pub fn carry_forward(
     }
     let mut rows = Vec::with_capacity(candidates.len());
     for c in candidates {
-        let key = (c.source.to_string(), c.destination.to_string());
-        let Some(p) = (if by_pair.is_empty() {
-            None
-        } else {
-            by_pair.remove(&key)
-        }) else {
+        // Without an earlier review (the usual run) no key is built for millions of rows.
+        let found = (!by_pair.is_empty())
+            .then(|| by_pair.remove(&(c.source.to_string(), c.destination.to_string())))
+            .flatten();
+        let Some(p) = found else {
             rows.push(QueueRow {
                 review: None,
                 candidate: c,
