@@ -304,14 +304,14 @@ fn lock_inbox(inbox: &Path) -> Result<Option<fs::File>, WatchError> {
         );
         Ok(None)
     };
-    let writable = fs::OpenOptions::new()
+    let opened = fs::OpenOptions::new()
         .read(true)
         .write(true)
         .create(true)
         .truncate(false)
         .open(&path);
     // Another user's lock file, or a read-only folder: a lock needs no write access.
-    let (mut file, writable) = match writable {
+    let (mut file, writable) = match opened {
         Ok(f) => (f, true),
         Err(e) => match fs::File::open(&path) {
             Ok(f) => (f, false),

@@ -400,8 +400,6 @@ pub fn carry_forward(
             if review.change_date.is_empty() {
                 review.change_date = today.into();
             }
-        } else if review.state.trim().is_empty() {
-            review.state = "candidate".into();
         }
         rows.push(QueueRow {
             candidate: c,
@@ -489,7 +487,8 @@ pub fn queue_header() -> Sheet {
     sheet
 }
 
-/// One Queue row, taking the review's strings.
+/// One Queue row, taking the review's strings. A blank State is written as "candidate": the
+/// one place that rule lives, for new rows and carried ones alike.
 pub fn queue_row(client: &str, row: QueueRow) -> Vec<Cell> {
     let c = row.candidate;
     let v = row.review.map_or_else(Review::default, |v| *v);
