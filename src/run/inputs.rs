@@ -1,0 +1,151 @@
+//! Opening the run's input tables, their checksums (on a thread of their own while the main
+//! one parses) and the crawl date the exports carry.
+
+use std::fs::File;
+use std::io::{self, Read};
+use std::path::{Path, PathBuf};
+use std::thread::JoinHandle;
+
+use anyhow::{Context, Result};
+use sha2::{Digest, Sha256};
+
+use crate::config::Inputs;
+use crate::input::Table;
+use crate::input::embeddings::Embeddings;
+use crate::input::internal::Internal;
+
+/// Size and SHA-256 of each input file, or why they could not be computed.
+pub(super) type Digests = Vec<(PathBuf, io::Result<(u64, String)>)>;
+
+/// The input tables, open and with their headers read.
+pub(super) struct Tables {
+    pub(super) embeddings: Table,
+    pub(super) inlinks: Table,
+    /// Internal: All, given or found in the embeddings export itself.
+    pub(super) internal: Option<Table>,
+    checksums: JoinHandle<Digests>,
+}
+
+impl Tables {
+    /// Open every input and start checksumming them on another thread.
+    pub(super) fn open(inputs: &Inputs) -> Result<Tables> {
+        let embeddings = Table::open(&inputs.embeddings).with_context(|| {
+            format!(
+                "reading the embeddings export {}",
+                inputs.embeddings.display()
+            )
+        })?;
+        let inlinks = Table::open(&inputs.inlinks).with_context(|| {
+            format!(
+                "reading the All Inlinks export {}",
+                inputs.inlinks.display()
+            )
+        })?;
+        let internal_path = inputs.internal.clone().or_else(|| {
+            embeddings
+                .header()
+                .is_internal()
+                .then(|| inputs.embeddings.clone())
+        });
+        let internal = internal_path
+            .as_ref()
+            .map(|p| {
+                Table::open(p)
+                    .with_context(|| format!("reading the Internal: All export {}", p.display()))
+            })
+            .transpose()?;
+        let mut paths: Vec<PathBuf> = vec![inputs.embeddings.clone(), inputs.inlinks.clone()];
+        paths.extend(inputs.internal.clone());
+        let checksums = std::thread::spawn(move || {
+            paths
+                .iter()
+                .map(|p| (p.clone(), file_digest(p)))
+                .collect::<Vec<_>>()
+        });
+        Ok(Tables {
+            embeddings,
+            inlinks,
+            internal,
+            checksums,
+        })
+    }
+
+    /// Wait for the checksums (empty if their thread died).
+    pub(super) fn digests(checksums: JoinHandle<Digests>) -> Digests {
+        checksums.join().unwrap_or_default()
+    }
+
+    /// The tables and the checksum thread, apart.
+    pub(super) fn split(self) -> ([Option<Table>; 3], JoinHandle<Digests>) {
+        (
+            [Some(self.embeddings), Some(self.inlinks), self.internal],
+            self.checksums,
+        )
+    }
+}
+
+/// When the crawl ran, as the exports say.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum CrawlDate {
+    /// The latest Crawl Timestamp of Internal: All or the AI tab, first ten characters.
+    Exported(String),
+    /// No timestamp: the All Inlinks file's modification date.
+    FileDate(String),
+}
+
+impl CrawlDate {
+    /// Internal: All's timestamp wins over the embeddings export's; else the file date.
+    pub(super) fn of(emb: &Embeddings, internal: Option<&Internal>, inlinks: &Path) -> CrawlDate {
+        internal
+            .and_then(|i| i.crawl_timestamp.clone())
+            .or_else(|| emb.crawl_timestamp.clone())
+            .map_or_else(
+                || CrawlDate::FileDate(file_date(inlinks)),
+                |t| CrawlDate::Exported(t.chars().take(10).collect()),
+            )
+    }
+
+    /// The date the exports carry, for `linkgap watch` to name the workbook.
+    pub(super) fn exported(&self) -> Option<String> {
+        match self {
+            CrawlDate::Exported(d) => Some(d.clone()),
+            CrawlDate::FileDate(_) => None,
+        }
+    }
+}
+
+impl std::fmt::Display for CrawlDate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CrawlDate::Exported(d) => f.write_str(d),
+            CrawlDate::FileDate(d) => write!(f, "{d} (file date of the All Inlinks export)"),
+        }
+    }
+}
+
+fn file_digest(path: &Path) -> io::Result<(u64, String)> {
+    use std::fmt::Write;
+    let mut file = File::open(path)?;
+    let mut hasher = Sha256::new();
+    let mut buf = vec![0u8; 1 << 20];
+    let mut size = 0u64;
+    loop {
+        let n = file.read(&mut buf)?;
+        if n == 0 {
+            break;
+        }
+        size += n as u64;
+        hasher.update(&buf[..n]);
+    }
+    let mut hex = String::with_capacity(64);
+    for b in hasher.finalize() {
+        let _ = write!(hex, "{b:02x}");
+    }
+    Ok((size, hex))
+}
+
+fn file_date(path: &Path) -> String {
+    std::fs::metadata(path)
+        .and_then(|m| m.modified())
+        .map_or_else(|_| "unknown".into(), crate::dates::format_date)
+}

@@ -1,0 +1,240 @@
+//! `linkgap run`: the pipeline from exports to workbook. Input → normalize (identity) →
+//! eligibility → neighbours → links → queue → workbook, each stage in its own module; this
+//! one only wires them together and keeps the books (every row used or reported).
+//!
+//! The submodules are the run's own stages: [`inputs`] opens the files, [`pages`] decides
+//! which row's vector speaks for each page, [`search`] runs the neighbour search with the
+//! run's groups, [`analysis`] reads link statuses off the neighbour lists, [`queue`] builds the
+//! review queue, and [`sheets`] builds each sheet.
+
+mod analysis;
+mod clock;
+mod inputs;
+mod pages;
+mod queue;
+mod search;
+mod sheets;
+
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+
+use crate::config::RunConfig;
+use crate::crawl::{self, Crawl};
+use crate::input::embeddings;
+use crate::normalize::identity::UrlTable;
+use crate::normalize::normalize;
+use crate::progress::Progress;
+use crate::report::{Report, Role};
+use crate::review;
+use crate::workbook::{self, Cell, Sheet, WorkbookWriter};
+
+use analysis::Analysis;
+use clock::Stages;
+use inputs::{CrawlDate, Tables};
+use pages::PageSet;
+use search::Compared;
+
+/// What a run produced.
+#[derive(Debug)]
+pub struct Outcome {
+    /// Input rows rejected (exit code 1 when non-zero).
+    pub rejected: u64,
+    /// One-line summary for stderr.
+    pub summary: String,
+    /// Wall time per stage, one line.
+    pub stages: String,
+    /// The crawl date the exports carry (first ten characters of the latest Crawl Timestamp
+    /// of Internal: All or the AI tab), if any. `linkgap watch` names workbooks by it.
+    pub crawl_date: Option<String>,
+}
+
+/// Run the pipeline and write the workbook.
+pub fn run(config: &RunConfig) -> Result<Outcome> {
+    let started = Instant::now();
+    let mut clock = Stages::new();
+    let progress = Progress::new(config.quiet);
+    let mut report = Report::new();
+    let rules = &config.url_rules;
+    let tables = Tables::open(&config.inputs)?;
+
+    // Embeddings.
+    report.set_ticker(Some(progress.rows("Reading embeddings")));
+    let mut emb = embeddings::read(
+        &tables.embeddings,
+        config.embedding_column.as_deref(),
+        &mut report,
+    )
+    .with_context(|| format!("reading {}", tables.embeddings.name()))?;
+    if emb.vectors() == 0 {
+        anyhow::bail!(
+            "{}: no valid vectors in column \"{}\"; see the rejected rows with `linkgap inspect`",
+            emb.file,
+            emb.column
+        );
+    }
+    clock.lap("read embeddings");
+    let emb_stats = report.file(&emb.file, Role::Embeddings);
+    let mut urls = UrlTable::default();
+    let emb_ids: Vec<Option<u32>> = emb
+        .pages
+        .iter()
+        .map(|p| normalize(&p.url, rules).ok().map(|n| urls.intern(&n)))
+        .collect();
+
+    // The crawl: Internal: All facts, redirects, canonicals and existing links.
+    let crawl: Crawl = crawl::load(
+        urls,
+        &tables.inlinks,
+        tables.internal.as_ref(),
+        rules,
+        &config.link_rules,
+        progress,
+        &mut report,
+    )?;
+    clock.lap("read crawl (Internal: All, All Inlinks) and resolve identities");
+
+    // Pages, their vectors and eligibility.
+    let PageSet { pages, inventory } =
+        PageSet::build(config, &emb, &emb_ids, emb_stats, &crawl, &mut report);
+    let compared = Compared::new(config, &pages, &crawl);
+    clock.lap("eligibility");
+
+    // The vectors, moved in place into URL order: row i is page order[i]. One copy of the
+    // vectors lives through the search; subsets are gathered only when a role excludes pages.
+    let dim = emb.dim;
+    let matrix = embeddings::reorder(
+        std::mem::take(&mut emb.data),
+        dim,
+        &compared
+            .order
+            .iter()
+            .map(|f| pages[f].vector.expect("ordered pages have vectors"))
+            .collect::<Vec<_>>(),
+    );
+    let found = search::neighbours(config, &compared, &matrix, dim, progress);
+    clock.lap("neighbour search");
+
+    // The review queue.
+    let preparing = progress.rows("Preparing the review queue");
+    preparing.set_message("Preparing the review queue (candidates, earlier decisions)");
+    let analysis = Analysis {
+        config,
+        urls: &crawl.urls,
+        order: &compared.order,
+        targets: &compared.targets,
+        found: &found.inbound,
+        outbound: &found.outbound,
+        links: &crawl.links,
+    };
+    let body = crawl.links.body_sources();
+    let fingerprints = queue::fingerprints(&compared.order, &matrix, dim, &crawl);
+    // The vectors are not needed past this point; free them before the sheets are built.
+    drop(matrix);
+    let candidates = queue::candidates(&analysis, &body, &fingerprints);
+    let (queue_rows, history) =
+        queue::carry_forward(config, candidates, &crawl, &pages, &mut report)?;
+    let counts = analysis.counts();
+    let crawl_date = CrawlDate::of(&emb, crawl.internal.as_ref(), &config.inputs.inlinks);
+    let mut summary = sheets::summary::sheet(&sheets::summary::SummaryInput {
+        config,
+        crawl_date: &crawl_date,
+        pages: &pages,
+        counts: &counts,
+        queue: &queue_rows,
+        history: &history,
+    });
+    for (name, rows) in [
+        ("Opportunities", compared.targets.len()),
+        ("Queue", queue_rows.len()),
+        ("Pages", inventory.len()),
+    ] {
+        if rows > workbook::MAX_DATA_ROWS {
+            let note = format!(
+                "{name} has {rows} rows; Excel holds {} per sheet, so it continues in \"{name} (2)\" and on. --csv-dir writes it as one CSV.",
+                workbook::MAX_DATA_ROWS
+            );
+            summary
+                .rows
+                .push(vec![Cell::text("Note"), Cell::text(note)]);
+        }
+    }
+    let (tables, checksums) = tables.split();
+    let digests = Tables::digests(checksums);
+    preparing.finish_and_clear();
+    clock.lap("review queue");
+    let run_sheet = sheets::run_info::sheet(&sheets::run_info::RunRecord {
+        config,
+        report: &report,
+        emb: &emb,
+        crawl_date: &crawl_date,
+        digests: &digests,
+        links: &crawl.links,
+        counts: &counts,
+        clock: &clock,
+        tables: &tables,
+        search: &search::description(&found.reports),
+    });
+
+    // One sheet at a time: each is built, streamed to the workbook (and its CSV) and dropped,
+    // so the largest sheet, not all of them, sets the memory high-water mark.
+    let writing = || format!("writing the workbook {}", config.out.display());
+    let mut writer = WorkbookWriter::new(&config.out, config.csv_dir.as_deref())
+        .with_context(|| format!("preparing {}", config.out.display()))?;
+    writer.set_progress(progress.rows("Writing the workbook"));
+    let write = |writer: &mut WorkbookWriter, sheet: Sheet| writer.add(sheet).with_context(writing);
+    write(&mut writer, summary)?;
+    writer
+        .add_rows(
+            &sheets::opportunities::header(&analysis),
+            compared.targets.len(),
+            sheets::opportunities::rows(&analysis, &body),
+        )
+        .with_context(writing)?;
+    // The Queue can run to millions of rows: each is built as it is written.
+    let queue_len = queue_rows.len();
+    writer
+        .add_rows(
+            &review::queue_header(),
+            queue_len,
+            queue_rows
+                .into_iter()
+                .map(|r| review::queue_row(&config.client, r)),
+        )
+        .with_context(writing)?;
+    write(&mut writer, sheets::near_duplicates::sheet(&analysis))?;
+    write(
+        &mut writer,
+        sheets::pages::sheet(&inventory, &pages, &crawl, &compared.group_of),
+    )?;
+    if config.previous.is_some() || !history.is_empty() {
+        write(&mut writer, review::history_sheet(&history))?;
+    }
+    write(&mut writer, sheets::rejected::sheet(&report))?;
+    write(&mut writer, run_sheet)?;
+    let pages_compared = compared.order.len();
+    drop((crawl, pages, inventory, emb, found, compared, body));
+    writer.finish().with_context(writing)?;
+    clock.lap("write workbook");
+    let rejected = report.rejected_total();
+    let summary = format!(
+        "wrote {}: {} pages compared, {} link opportunities, {} near-duplicate pairs; {} input rows rejected{} ({:.1} s)",
+        config.out.display(),
+        pages_compared,
+        counts.opportunities,
+        counts.near_duplicates,
+        rejected,
+        if rejected > 0 {
+            " (see the Rejected Rows sheet)"
+        } else {
+            ""
+        },
+        started.elapsed().as_secs_f64()
+    );
+    Ok(Outcome {
+        rejected,
+        summary,
+        stages: clock.describe(),
+        crawl_date: crawl_date.exported(),
+    })
+}

@@ -1,0 +1,261 @@
+//! The neighbour search as the run needs it: pages in URL order (a deterministic tie-break),
+//! destinations and sources by eligibility, page-type groups and their scope, and the calls
+//! into [`crate::neighbors`], inbound (the Moz view) and outbound.
+
+use std::collections::{BTreeMap, HashMap};
+
+use crate::cli::{GroupScope, IndexChoice};
+use crate::config::RunConfig;
+use crate::crawl::Crawl;
+use crate::neighbors::{self, Matrix, Neighbor, SearchReport};
+use crate::progress::Progress;
+
+use super::pages::Page;
+
+/// The pages compared, in URL order, and their roles.
+pub(super) struct Compared {
+    /// Page ids with a vector, in URL order: the matrix's row order.
+    pub(super) order: Vec<u32>,
+    /// Page id → row in `order`.
+    pub(super) rank: HashMap<u32, u32>,
+    /// Eligible destinations, in URL order.
+    pub(super) targets: Vec<u32>,
+    /// Eligible sources, in URL order.
+    pub(super) sources: Vec<u32>,
+    /// Page id → page-type group (empty without `--group-by`).
+    pub(super) group_of: HashMap<u32, String>,
+}
+
+impl Compared {
+    /// The pages with a vector, in URL order, with their roles and groups.
+    pub(super) fn new(config: &RunConfig, pages: &BTreeMap<u32, Page>, crawl: &Crawl) -> Self {
+        let urls = &crawl.urls;
+        let mut order: Vec<u32> = pages
+            .iter()
+            .filter(|(_, p)| p.vector.is_some())
+            .map(|(&f, _)| f)
+            .collect();
+        order.sort_by(|a, b| urls.url(*a).cmp(urls.url(*b)));
+        let rank: HashMap<u32, u32> = order
+            .iter()
+            .enumerate()
+            .map(|(i, &f)| (f, i as u32))
+            .collect();
+        let targets: Vec<u32> = order
+            .iter()
+            .copied()
+            .filter(|f| pages[f].decision.destination.is_ok())
+            .collect();
+        let sources: Vec<u32> = order
+            .iter()
+            .copied()
+            .filter(|f| pages[f].decision.source.is_ok())
+            .collect();
+        let group_of: HashMap<u32, String> = match &config.groups {
+            Some((rule, _)) => pages
+                .keys()
+                .map(|&f| {
+                    let segment = crawl
+                        .internal
+                        .as_ref()
+                        .and_then(|i| crawl.crawled.get(&f).map(|&r| i.urls[r].segment.as_str()))
+                        .unwrap_or("");
+                    (f, rule.group(urls.url(f), segment))
+                })
+                .collect(),
+            None => HashMap::new(),
+        };
+        Compared {
+            order,
+            rank,
+            targets,
+            sources,
+            group_of,
+        }
+    }
+}
+
+/// The neighbour lists: ids in them are rows of [`Compared::order`].
+pub(super) struct Found {
+    /// For each target (same order as `targets`), its most similar sources.
+    pub(super) inbound: Vec<Vec<Neighbor>>,
+    /// For each source, its most similar destinations; the same lists when both sets are
+    /// equal.
+    pub(super) outbound: Vec<(u32, Vec<Neighbor>)>,
+    /// How each search ran (exact or approximate, recall).
+    pub(super) reports: Vec<SearchReport>,
+}
+
+/// The search method the configuration asks for.
+fn method(choice: IndexChoice) -> neighbors::Method {
+    match choice {
+        IndexChoice::Exact => neighbors::Method::Exact,
+        IndexChoice::Approx => neighbors::Method::Ivf,
+        IndexChoice::Auto => neighbors::Method::Auto,
+    }
+}
+
+/// Searches `queries` against `candidates` (page ids) in `matrix` (rows in URL order), one
+/// partition per group when links stay within groups.
+struct Searcher<'a> {
+    config: &'a RunConfig,
+    compared: &'a Compared,
+    matrix: &'a [f32],
+    dim: usize,
+    progress: Progress,
+    reports: Vec<SearchReport>,
+}
+
+impl Searcher<'_> {
+    fn partitions(&self, queries: &[u32], candidates: &[u32]) -> Vec<(Vec<u32>, Vec<u32>)> {
+        if !matches!(&self.config.groups, Some((_, GroupScope::Same))) {
+            return vec![(queries.to_vec(), candidates.to_vec())];
+        }
+        let group_of = &self.compared.group_of;
+        let mut by_group: BTreeMap<&str, (Vec<u32>, Vec<u32>)> = BTreeMap::new();
+        for &q in queries {
+            by_group.entry(group_of[&q].as_str()).or_default().0.push(q);
+        }
+        for &c in candidates {
+            by_group.entry(group_of[&c].as_str()).or_default().1.push(c);
+        }
+        by_group.into_values().collect()
+    }
+
+    /// All pages in URL order are the matrix itself; a subset is gathered.
+    fn gather(&self, ranks: &[u32]) -> Option<Vec<f32>> {
+        let dim = self.dim;
+        if ranks.len() * dim == self.matrix.len() {
+            return None;
+        }
+        let mut data = Vec::with_capacity(ranks.len() * dim);
+        for &r in ranks {
+            data.extend_from_slice(&self.matrix[r as usize * dim..(r as usize + 1) * dim]);
+        }
+        Some(data)
+    }
+
+    fn search(
+        &mut self,
+        queries: &[u32],
+        candidates: &[u32],
+        what: &str,
+    ) -> HashMap<u32, Vec<Neighbor>> {
+        let rank = &self.compared.rank;
+        let bar = self.progress.items(what, queries.len() as u64);
+        let mut out = HashMap::with_capacity(queries.len());
+        let mut done = 0u64;
+        for (group_queries, group_candidates) in &self.partitions(queries, candidates) {
+            if group_queries.is_empty() {
+                continue;
+            }
+            let query_ranks: Vec<u32> = group_queries.iter().map(|f| rank[f]).collect();
+            let cand_ranks: Vec<u32> = group_candidates.iter().map(|f| rank[f]).collect();
+            let query_data = self.gather(&query_ranks);
+            // Equal sets share one buffer, which lets the kernel form each pair once.
+            let same = group_queries == group_candidates;
+            let cand_data = if same { None } else { self.gather(&cand_ranks) };
+            let query_slice = query_data.as_deref().unwrap_or(self.matrix);
+            let cand_slice = if same {
+                query_slice
+            } else {
+                cand_data.as_deref().unwrap_or(self.matrix)
+            };
+            let base = done;
+            let (found, searched) = neighbors::search(
+                Matrix {
+                    data: query_slice,
+                    rows: group_queries.len(),
+                    dim: self.dim,
+                },
+                &query_ranks,
+                Matrix {
+                    data: cand_slice,
+                    rows: group_candidates.len(),
+                    dim: self.dim,
+                },
+                &cand_ranks,
+                self.config.top_k,
+                method(self.config.index),
+                self.config.recall_sample,
+                &|rows| bar.set_position(base + rows as u64),
+            );
+            self.reports.push(searched);
+            done += group_queries.len() as u64;
+            out.extend(group_queries.iter().copied().zip(found));
+        }
+        bar.finish_and_clear();
+        out
+    }
+}
+
+/// Inbound: for each destination, the most similar sources (the Moz view). Outbound: for
+/// each source, the most similar destinations; the same lists when both sets are equal.
+pub(super) fn neighbours(
+    config: &RunConfig,
+    compared: &Compared,
+    matrix: &[f32],
+    dim: usize,
+    progress: Progress,
+) -> Found {
+    let mut searcher = Searcher {
+        config,
+        compared,
+        matrix,
+        dim,
+        progress,
+        reports: Vec::new(),
+    };
+    let (targets, sources) = (&compared.targets, &compared.sources);
+    let mut inbound = searcher.search(targets, sources, "Ranking similar pages");
+    let found: Vec<Vec<Neighbor>> = targets
+        .iter()
+        .map(|t| inbound.remove(t).unwrap_or_default())
+        .collect();
+    let outbound: Vec<(u32, Vec<Neighbor>)> = if targets == sources {
+        targets.iter().copied().zip(found.iter().cloned()).collect()
+    } else {
+        let mut out = searcher.search(sources, targets, "Ranking similar pages (outbound)");
+        sources
+            .iter()
+            .map(|s| (*s, out.remove(s).unwrap_or_default()))
+            .collect()
+    };
+    Found {
+        inbound: found,
+        outbound,
+        reports: searcher.reports,
+    }
+}
+
+/// How the neighbours were found, with the approximate index's measured recall.
+pub(super) fn description(reports: &[SearchReport]) -> String {
+    let sampled: usize = reports
+        .iter()
+        .filter(|r| r.approximate)
+        .map(|r| r.sample)
+        .sum();
+    let notes: Vec<&str> = reports.iter().filter_map(|r| r.note.as_deref()).collect();
+    let mut text = if reports.iter().any(|r| r.approximate) {
+        let weighted: f64 = reports
+            .iter()
+            .filter(|r| r.approximate)
+            .map(|r| r.recall.unwrap_or(1.0) * r.sample as f64)
+            .sum();
+        format!(
+            "cosine of the page vectors; approximate: an inverted-file index (k-means lists, exact scores inside the probed lists); recall@k {:.4} against exact search on {sampled} sampled pages",
+            if sampled > 0 {
+                weighted / sampled as f64
+            } else {
+                1.0
+            }
+        )
+    } else {
+        "cosine of the page vectors; exact: every pair compared".to_string()
+    };
+    for note in notes {
+        text.push_str("; ");
+        text.push_str(note);
+    }
+    text
+}

@@ -1,0 +1,186 @@
+//! Summary: the first sheet, what a client reads in a minute — pages analysed and excluded
+//! (by reason), the Queue's size and top destinations, what changed since the last review,
+//! and how to read the colours.
+
+use std::collections::BTreeMap;
+
+use crate::config::RunConfig;
+use crate::links::LinkStatus;
+use crate::review::{self, HistoryRow, QueueRow};
+use crate::workbook::{Cell, Column, Sheet};
+
+use super::super::analysis::Counts;
+use super::super::inputs::CrawlDate;
+use super::super::pages::Page;
+use super::now_utc;
+
+/// What the Summary reports.
+pub(in crate::run) struct SummaryInput<'a> {
+    pub(in crate::run) config: &'a RunConfig,
+    pub(in crate::run) crawl_date: &'a CrawlDate,
+    pub(in crate::run) pages: &'a BTreeMap<u32, Page>,
+    pub(in crate::run) counts: &'a Counts,
+    pub(in crate::run) queue: &'a [QueueRow],
+    pub(in crate::run) history: &'a [HistoryRow],
+}
+
+const HOW_TO_READ: &str = "Similarity finds pages about the same thing; it is not a promise of rankings. Each suggestion needs a person to find the passage where a link helps the reader, and to accept, revise or reject it in the Queue.";
+
+const COLOURS: [(LinkStatus, &str); 6] = [
+    (
+        LinkStatus::Body,
+        "the related page already links to the target in its body",
+    ),
+    (
+        LinkStatus::BodyNofollow,
+        "a body link exists but is nofollow",
+    ),
+    (
+        LinkStatus::ViaRedirect,
+        "a body link exists but goes through a redirect: point it at the final URL",
+    ),
+    (
+        LinkStatus::TemplateOnly,
+        "only navigation, header, footer, sidebar or repeated-block links exist",
+    ),
+    (
+        LinkStatus::NotFound,
+        "no link: a candidate for a new body link",
+    ),
+    (
+        LinkStatus::NearDuplicate,
+        "the two pages are near-duplicates: review them, do not link them",
+    ),
+];
+
+fn kv(rows: &mut Vec<Vec<Cell>>, k: &str, v: Cell) {
+    rows.push(vec![Cell::text(k), v]);
+}
+
+/// Pages analysed and excluded, the excluded ones counted by the kind of reason.
+fn pages(rows: &mut Vec<Vec<Cell>>, pages: &BTreeMap<u32, Page>) {
+    let analysed = pages.values().filter(|p| p.analysed()).count();
+    kv(
+        rows,
+        "Pages analysed (can carry or receive a link)",
+        Cell::Int(analysed as i64),
+    );
+    let mut excluded: BTreeMap<String, usize> = BTreeMap::new();
+    for p in pages.values() {
+        if let (Err(reason), Err(_)) = (&p.decision.source, &p.decision.destination) {
+            *excluded.entry(reason_kind(reason)).or_default() += 1;
+        }
+    }
+    kv(
+        rows,
+        "Pages excluded",
+        Cell::Int(excluded.values().sum::<usize>() as i64),
+    );
+    let mut by_count: Vec<(String, usize)> = excluded.into_iter().collect();
+    by_count.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    for (reason, n) in by_count {
+        kv(
+            rows,
+            &format!("    excluded: {reason}"),
+            Cell::Int(n as i64),
+        );
+    }
+}
+
+/// The Queue's size, the neighbour pairs by status and the ten destinations with the most
+/// opportunities.
+fn queue(rows: &mut Vec<Vec<Cell>>, counts: &Counts, queue: &[QueueRow]) {
+    kv(
+        rows,
+        "Link opportunities in the Queue",
+        Cell::Int(queue.len() as i64),
+    );
+    for (status, n) in &counts.by_status {
+        kv(
+            rows,
+            &format!("    neighbour pairs: {}", status.label()),
+            Cell::Int(*n as i64),
+        );
+    }
+    let mut per_destination: BTreeMap<&str, usize> = BTreeMap::new();
+    for r in queue {
+        *per_destination
+            .entry(&*r.candidate.destination)
+            .or_default() += 1;
+    }
+    let mut top: Vec<(&str, usize)> = per_destination.into_iter().collect();
+    top.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+    kv(rows, "Top destinations by opportunity count", Cell::Empty);
+    for (url, n) in top.into_iter().take(10) {
+        rows.push(vec![Cell::Url(url.to_string()), Cell::Int(n as i64)]);
+    }
+}
+
+pub(in crate::run) fn sheet(s: &SummaryInput<'_>) -> Sheet {
+    let config = s.config;
+    let mut rows: Vec<Vec<Cell>> = Vec::new();
+    let title = if config.client.is_empty() {
+        "Internal link opportunities".to_string()
+    } else {
+        format!("Internal link opportunities: {}", config.client)
+    };
+    kv(&mut rows, &title, Cell::Empty);
+    kv(
+        &mut rows,
+        "Crawl date",
+        Cell::text(s.crawl_date.to_string()),
+    );
+    kv(&mut rows, "Run date", Cell::text(now_utc()));
+    pages(&mut rows, s.pages);
+    queue(&mut rows, s.counts, s.queue);
+    if config.previous.is_some() {
+        for (k, n) in review::carry_counts(s.queue, s.history) {
+            rows.push(vec![Cell::text(k), Cell::Int(n as i64)]);
+        }
+    }
+    kv(&mut rows, "Colours in the Opportunities sheet", Cell::Empty);
+    for (status, meaning) in COLOURS {
+        rows.push(vec![Cell::Status(status), Cell::text(meaning)]);
+    }
+    kv(&mut rows, "How to read this", Cell::text(HOW_TO_READ));
+    let mut sheet = Sheet::new(
+        "Summary",
+        vec![
+            Column::wrapped("Item", 55.0),
+            Column::wrapped("Value", 90.0),
+        ],
+    );
+    sheet.key_value = true;
+    sheet.rows = rows;
+    sheet
+}
+
+/// The kind of an exclusion reason, for counting: "thin: 12 words (minimum 50)" → "thin".
+fn reason_kind(reason: &str) -> String {
+    for prefix in [
+        "redirects to",
+        "canonicalised to",
+        "status ",
+        "not an HTML page",
+        "not indexable",
+        "same page as row",
+    ] {
+        if reason.starts_with(prefix) {
+            return reason
+                .split(" (")
+                .next()
+                .unwrap_or(reason)
+                .split(" http")
+                .next()
+                .unwrap_or(reason)
+                .trim()
+                .to_string();
+        }
+    }
+    reason
+        .split([':', '('])
+        .next()
+        .unwrap_or(reason)
+        .trim()
+        .to_string()
+}
