@@ -95,8 +95,15 @@ pub fn run(config: &RunConfig) -> Result<Outcome> {
     clock.lap("read crawl (Internal: All, All Inlinks) and resolve identities");
 
     // Pages, their vectors and eligibility.
-    let PageSet { pages, inventory } =
-        PageSet::build(config, &emb, &emb_ids, emb_stats, &crawl, &mut report);
+    let PageSet { pages, inventory } = PageSet::build(
+        config,
+        &tables.embeddings,
+        &emb,
+        &emb_ids,
+        emb_stats,
+        &crawl,
+        &mut report,
+    );
     let compared = Compared::new(config, &pages, &crawl);
     clock.lap("eligibility");
 
@@ -129,9 +136,13 @@ pub fn run(config: &RunConfig) -> Result<Outcome> {
     };
     let body = crawl.links.body_sources();
     let fingerprints = queue::fingerprints(&compared.order, &matrix, dim, &crawl);
+    let unrelated = analysis::unrelated_similarity(&matrix, dim);
     // The vectors are not needed past this point; free them before the sheets are built.
     drop(matrix);
-    let candidates = queue::candidates(&analysis, &body, &fingerprints);
+    let (candidates, below_floor) = queue::candidates(&analysis, &body, &fingerprints, unrelated);
+    report.note(format!(
+        "Unrelated pages score {unrelated:.2} (the median similarity of random page pairs); {below_floor} neighbour pairs at or below it are not candidates"
+    ));
     let (queue_rows, history) =
         queue::carry_forward(config, candidates, &crawl, &pages, &mut report)?;
     let counts = analysis.counts();

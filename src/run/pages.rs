@@ -7,6 +7,7 @@ use std::collections::{BTreeMap, HashMap};
 use crate::config::RunConfig;
 use crate::crawl::Crawl;
 use crate::eligibility::{self, Decision, PageFacts};
+use crate::input::Table;
 use crate::input::embeddings::Embeddings;
 use crate::normalize::identity::Via;
 use crate::normalize::normalize;
@@ -109,6 +110,7 @@ impl PageSet {
     /// URL id) and the crawl; every vector row is counted used or skipped in `report`.
     pub(super) fn build(
         config: &RunConfig,
+        table: &Table,
         emb: &Embeddings,
         emb_ids: &[Option<u32>],
         emb_stats: usize,
@@ -117,7 +119,7 @@ impl PageSet {
     ) -> PageSet {
         let first_row_of = speaking_rows(emb, emb_ids, crawl);
         let (mut pages, row_notes) =
-            assign_vectors(emb, emb_ids, emb_stats, crawl, &first_row_of, report);
+            assign_vectors(table, emb, emb_ids, emb_stats, crawl, &first_row_of, report);
         // Internal: All URLs that the embeddings export lacks are pages too, without a
         // vector, so the inventory gives them their real reason (a 404 is a 404, not a
         // missing vector).
@@ -148,6 +150,7 @@ impl PageSet {
 /// redirect's or a canonicalised duplicate's; among equals, the first. Returns the pages and
 /// each export row's note for the Pages sheet.
 fn assign_vectors(
+    table: &Table,
     emb: &Embeddings,
     emb_ids: &[Option<u32>],
     emb_stats: usize,
@@ -188,14 +191,37 @@ fn assign_vectors(
             }
         }
     }
-    // Count vector rows once the winners are known.
-    for (p, id) in emb.pages.iter().zip(emb_ids) {
+    // Count vector rows once the winners are known. A URL written twice with two different
+    // vectors is conflicting data, not a spelling variant: the later row is rejected.
+    for (i, (p, id)) in emb.pages.iter().zip(emb_ids).enumerate() {
         let (Some(v), Some(u)) = (p.vector, *id) else {
             continue;
         };
         let f = crawl.resolved[u as usize].0;
+        let first = &emb.pages[first_row_of[&u]];
         if pages.get(&f).is_some_and(|pg| pg.vector == Some(v)) {
             report.stats(emb_stats).used += 1;
+        } else if first.vector.is_some_and(|w| {
+            first.url.trim() == p.url.trim() && !same_vector(emb.vector(w), emb.vector(v))
+        }) {
+            row_notes[i] = Some(format!(
+                "same URL as row {} with a different vector: this row is rejected",
+                first.row
+            ));
+            report.reject(
+                emb_stats,
+                table.rejection(
+                    p.row,
+                    &emb.column,
+                    format!(
+                        "the URL {} is also on row {} with a different vector; row {}'s vector is used. Remove one of the two rows",
+                        p.url.trim(),
+                        first.row,
+                        first.row
+                    ),
+                    "",
+                ),
+            );
         } else if pages.contains_key(&f) {
             report.skip(emb_stats, "another row's vector stands for the same page");
         }
@@ -264,9 +290,23 @@ fn inventory(
     inventory
 }
 
+/// Two export rows' vectors are the same when every component agrees to within rounding of
+/// the exported text (Screaming Frog writes what the snippet returned, so a re-export of the
+/// same page repeats the same digits).
+fn same_vector(a: &[f32], b: &[f32]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| (x - y).abs() <= 1e-6)
+}
+
 #[cfg(test)]
 mod tests {
-    use super::VectorFrom;
+    use super::{VectorFrom, same_vector};
+
+    #[test]
+    fn vectors_differ_beyond_rounding() {
+        assert!(same_vector(&[0.1, 0.2], &[0.1, 0.200_000_1]));
+        assert!(!same_vector(&[0.1, 0.2], &[0.1, 0.3]));
+        assert!(!same_vector(&[0.1, 0.2], &[0.1]));
+    }
 
     #[test]
     fn own_row_beats_variant_beats_redirect() {

@@ -18,11 +18,15 @@ use std::collections::BTreeMap;
 
 /// Directed candidates: Not found or Template link only pairs, found inbound (the source is
 /// among the destination's neighbours) or outbound (the reverse), merged.
+///
+/// A pair no more similar than two unrelated pages (`floor`) is not a candidate; how many
+/// were cut is returned with them.
 pub(super) fn candidates(
     analysis: &Analysis<'_>,
     body: &HashMap<u32, Vec<u32>>,
     fingerprints: &HashMap<u32, Arc<str>>,
-) -> Vec<Candidate> {
+    floor: f32,
+) -> (Vec<Candidate>, usize) {
     let mut pairs: HashMap<(u32, u32), (f32, u32, FoundVia)> = HashMap::new();
     let mut add = |s: u32, d: u32, score: f32, rank: u32, via: FoundVia| {
         let e = pairs.entry((s, d)).or_insert((score, rank, via));
@@ -64,10 +68,15 @@ pub(super) fn candidates(
     let no_fingerprint: Arc<str> = Arc::from("");
     let fingerprint = |id: u32| fingerprints.get(&id).unwrap_or(&no_fingerprint).clone();
     let config = analysis.config;
-    pairs
+    let mut below_floor = 0;
+    let kept = pairs
         .into_iter()
         .filter_map(|((s, d), (score, rank, via))| {
             let status = analysis.status(s, d, score);
+            if status.is_opportunity() && score <= floor {
+                below_floor += 1;
+                return None;
+            }
             status.is_opportunity().then(|| {
                 let destination = url(d);
                 Candidate {
@@ -88,7 +97,8 @@ pub(super) fn candidates(
                 }
             })
         })
-        .collect()
+        .collect();
+    (kept, below_floor)
 }
 
 /// Each compared page's fingerprint (its vector and title), to tell a reviewer's decision

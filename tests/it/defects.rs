@@ -1,0 +1,110 @@
+//! Defects found by trying to break `linkgap run` (issue 12), each pinned by a test.
+
+use crate::util::*;
+
+const O: &str = "https://www.example.com";
+
+fn u(path: &str) -> String {
+    format!("{O}{path}")
+}
+
+fn unit(v: &[f32]) -> Vec<f32> {
+    let n = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+    v.iter().map(|x| x / n).collect()
+}
+
+/// Eight-dimensional vectors: a basis direction `i`, tilted by `tilt` towards direction 7.
+fn axis(i: usize, tilt: f32) -> Vec<f32> {
+    let mut v = vec![0.0; 8];
+    v[i] = 1.0;
+    v[7] += tilt;
+    unit(&v)
+}
+
+fn no_links(w: &Workdir) {
+    w.write_sf_csv("inlinks.csv", INLINKS_HEADER, &[]);
+}
+
+#[test]
+fn a_repeated_url_with_another_vector_is_rejected_not_dropped() {
+    let w = Workdir::new("repeated-url");
+    let rows = vec![
+        emb_row(&u("/a"), &vector_text(&axis(0, 0.3))),
+        emb_row(&u("/b"), &vector_text(&axis(1, 0.3))),
+        emb_row(&u("/c"), &vector_text(&axis(2, 0.3))),
+        // The same URL again with a different vector: conflicting data.
+        emb_row(&u("/a"), &vector_text(&axis(3, 0.3))),
+        // The same URL again with the same vector: a harmless repeat.
+        emb_row(&u("/b"), &vector_text(&axis(1, 0.3))),
+    ];
+    w.write_sf_csv("embeddings.csv", EMB_HEADER, &rows);
+    no_links(&w);
+    let out = w.run(&[
+        "run",
+        "--embeddings",
+        w.path("embeddings.csv").to_str().unwrap(),
+        "--inlinks",
+        w.path("inlinks.csv").to_str().unwrap(),
+        "--out",
+        w.path("o.xlsx").to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let rejected = records(&w.path("o.xlsx"), "Rejected Rows");
+    assert_eq!(rejected.len(), 1, "{rejected:?}");
+    assert_eq!(rejected[0]["Row"], "5");
+    assert!(rejected[0]["Problem"].contains("also on row 2 with a different vector"));
+    let pages = records(&w.path("o.xlsx"), "Pages");
+    let notes: Vec<&str> = pages.iter().map(|p| p["Reason"].as_str()).collect();
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.contains("same URL as row 2 with a different vector"))
+    );
+}
+
+#[test]
+fn pairs_less_similar_than_unrelated_pages_are_not_candidates() {
+    let w = Workdir::new("negative-pairs");
+    // Four pages: two close pairs pointing in opposite directions, so each page's third and
+    // fourth neighbours are anti-similar.
+    let rows = vec![
+        emb_row(
+            &u("/a"),
+            &vector_text(&unit(&[1.0, 0.1, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0])),
+        ),
+        emb_row(
+            &u("/b"),
+            &vector_text(&unit(&[1.0, -0.1, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0])),
+        ),
+        emb_row(
+            &u("/c"),
+            &vector_text(&unit(&[-1.0, 0.0, 0.1, 0.0, 0.0, 0.0, 0.0, 0.0])),
+        ),
+        emb_row(
+            &u("/d"),
+            &vector_text(&unit(&[-1.0, 0.0, -0.1, 0.0, 0.0, 0.0, 0.0, 0.0])),
+        ),
+    ];
+    w.write_sf_csv("embeddings.csv", EMB_HEADER, &rows);
+    no_links(&w);
+    let out = w.run(&[
+        "run",
+        "--embeddings",
+        w.path("embeddings.csv").to_str().unwrap(),
+        "--inlinks",
+        w.path("inlinks.csv").to_str().unwrap(),
+        "--out",
+        w.path("o.xlsx").to_str().unwrap(),
+        "--near-duplicate",
+        "0.999",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let queue = records(&w.path("o.xlsx"), "Queue");
+    assert!(!queue.is_empty());
+    for row in &queue {
+        let similar = row["Similarity"].parse::<f64>().unwrap();
+        assert!(similar > 0.0, "a negative pair was queued: {row:?}");
+    }
+    // a↔b and c↔d, both directions: the anti-similar pairs are cut.
+    assert_eq!(queue.len(), 4, "{queue:?}");
+}
