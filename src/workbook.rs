@@ -38,6 +38,9 @@ pub enum Cell {
     Percent(f64),
     /// A link status, coloured.
     Status(LinkStatus),
+    /// Text with one span (a byte range on character boundaries) in bold: a passage with the
+    /// words to link. CSV gets the plain text.
+    Marked(String, std::ops::Range<usize>),
 }
 
 impl Cell {
@@ -61,6 +64,7 @@ impl Cell {
             Cell::Number(f) => f.to_string(),
             Cell::Percent(f) => format!("{f:.4}"),
             Cell::Status(s) => s.label().to_string(),
+            Cell::Marked(s, _) => guard_formula(s),
         }
     }
 }
@@ -150,6 +154,7 @@ struct Formats {
     percent: Format,
     decimal: Format,
     url: Format,
+    bold: Format,
     statuses: Vec<(LinkStatus, Format)>,
 }
 
@@ -184,6 +189,7 @@ impl Formats {
             wrap: Format::new().set_text_wrap().set_align(FormatAlign::Top),
             percent: Format::new().set_num_format("0.0%"),
             decimal: Format::new().set_num_format("0.0"),
+            bold: Format::new().set_bold(),
             url: Format::new()
                 .set_font_color(Color::RGB(0x0005_63C1))
                 .set_underline(rust_xlsxwriter::FormatUnderline::Single),
@@ -383,8 +389,42 @@ fn write_row(
             Cell::Status(s) => {
                 ws.write_string_with_format(r, c, s.label(), f.status(*s))?;
             }
+            Cell::Marked(s, span) => write_marked(ws, (r, c), s, span.clone(), f, wrap)?,
         }
     }
+    Ok(())
+}
+
+/// A text with its span in bold, as a rich string; plain text when the span is empty, out of
+/// range or the text had to be cut.
+fn write_marked(
+    ws: &mut Worksheet,
+    (r, c): (u32, u16),
+    s: &str,
+    span: std::ops::Range<usize>,
+    f: &Formats,
+    wrap: bool,
+) -> Result<(), XlsxError> {
+    let plain = Format::new();
+    let cell = if wrap { &f.wrap } else { &plain };
+    let usable = !span.is_empty()
+        && span.end <= s.len()
+        && s.is_char_boundary(span.start)
+        && s.is_char_boundary(span.end)
+        && s.chars().count() <= MAX_CELL_CHARS;
+    if !usable {
+        ws.write_string_with_format(r, c, cut(s, MAX_CELL_CHARS).as_ref(), cell)?;
+        return Ok(());
+    }
+    let parts: Vec<(&Format, &str)> = [
+        (&plain, &s[..span.start]),
+        (&f.bold, &s[span.clone()]),
+        (&plain, &s[span.end..]),
+    ]
+    .into_iter()
+    .filter(|(_, t)| !t.is_empty())
+    .collect();
+    ws.write_rich_string_with_format(r, c, &parts, cell)?;
     Ok(())
 }
 
