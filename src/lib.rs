@@ -3,7 +3,8 @@
 //! The pipeline, one module per stage: [`input`] reads the exports of every era,
 //! [`normalize`] decides which URLs are one page, [`eligibility`] decides which pages may
 //! carry or receive a link, [`neighbors`] ranks similar pages, [`links`] subtracts the links
-//! that already exist, and [`workbook`] writes the result. [`run`] wires them together;
+//! that already exist, [`rank`] orders the candidate links with link-graph evidence
+//! and a budget, and [`workbook`] writes the result. [`run`] wires them together;
 //! [`report`] accounts for every input row. [`settings`] reads a client's `linkgap.toml`;
 //! [`watch`] runs the pipeline on every complete set dropped into an inbox.
 
@@ -18,6 +19,7 @@ pub mod links;
 pub mod neighbors;
 pub mod normalize;
 pub mod progress;
+pub mod rank;
 pub mod report;
 pub mod review;
 pub mod run;
