@@ -264,6 +264,25 @@ pub struct RunArgs {
     #[arg(long, default_value_t = 1000, value_name = "N")]
     pub recall_sample: usize,
 
+    /// The Queue: `budget` keeps the strongest few new links per destination and per source
+    /// page (see --queue-limit-destination and --queue-limit-source); `all` keeps every
+    /// candidate, in the same order.
+    #[arg(long, value_enum, default_value_t = QueueChoice::Budget)]
+    pub queue: QueueChoice,
+
+    /// With --queue budget: new links proposed per destination at most.
+    #[arg(long, default_value_t = crate::rank::PER_DESTINATION, value_name = "N")]
+    pub queue_limit_destination: usize,
+
+    /// With --queue budget: new links proposed per source page at most.
+    #[arg(long, default_value_t = crate::rank::PER_SOURCE, value_name = "N")]
+    pub queue_limit_source: usize,
+
+    /// Skip the ranking's self-check (hiding 10% of the site's body links and counting how
+    /// many the ranking finds again); it costs a second ranking, noticeable on huge sites.
+    #[arg(long)]
+    pub no_self_check: bool,
+
     /// No progress bars.
     #[arg(long, short)]
     pub quiet: bool,
@@ -361,6 +380,15 @@ pub enum IndexChoice {
     Approx,
     /// Exact or approx, by the measured crossover.
     Auto,
+}
+
+/// How much of the ranked candidates the Queue keeps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum QueueChoice {
+    /// The strongest few per destination and per source page.
+    Budget,
+    /// Every candidate.
+    All,
 }
 
 /// Which pairs --group-by allows.

@@ -70,6 +70,10 @@ pub struct RunConfig {
     pub index: crate::cli::IndexChoice,
     /// Queries sampled to measure the approximate index's recall.
     pub recall_sample: usize,
+    /// How candidates are ranked and how many the Queue keeps.
+    pub ranking: crate::rank::Options,
+    /// Whether the run measures its ranking on hidden links.
+    pub self_check: bool,
     /// No progress bars.
     pub quiet: bool,
 }
@@ -273,6 +277,18 @@ impl RunConfig {
                 .map(|g| (g, args.group_scope)),
             index: args.index,
             recall_sample: args.recall_sample,
+            ranking: crate::rank::Options {
+                budget: match args.queue {
+                    crate::cli::QueueChoice::All => crate::rank::Budget::UNLIMITED,
+                    crate::cli::QueueChoice::Budget => crate::rank::Budget {
+                        per_destination: Some(args.queue_limit_destination),
+                        per_source: Some(args.queue_limit_source),
+                    },
+                },
+                near_duplicate: args.near_duplicate as f32,
+                ..crate::rank::Options::default()
+            },
+            self_check: !args.no_self_check,
             quiet: args.quiet,
         })
     }

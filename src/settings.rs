@@ -57,6 +57,12 @@ pub struct Settings {
     pub destination_list: Option<PathBuf>,
     /// `--priority-urls`, relative to the settings file's folder.
     pub priority_urls: Option<PathBuf>,
+    /// `--queue`: budget or all.
+    pub queue: Option<String>,
+    /// `--queue-limit-destination`.
+    pub queue_limit_destination: Option<usize>,
+    /// `--queue-limit-source`.
+    pub queue_limit_source: Option<usize>,
     /// `--group-by`.
     pub group_by: Option<String>,
     /// `--group-scope`: same or all.
@@ -102,6 +108,14 @@ impl Settings {
         {
             return Err(ConfigError(format!(
                 "settings file {}: group_scope = {v:?}: expected \"same\" or \"all\"",
+                path.display()
+            )));
+        }
+        if let Some(v) = &settings.queue
+            && crate::cli::QueueChoice::from_str(v, true).is_err()
+        {
+            return Err(ConfigError(format!(
+                "settings file {}: queue = {v:?}: expected \"budget\" or \"all\"",
                 path.display()
             )));
         }
@@ -151,6 +165,16 @@ impl Settings {
         take!(destination_list, Some);
         take!(priority_urls, Some);
         take!(group_by, Some);
+        take!(queue_limit_destination);
+        take!(queue_limit_source);
+        if let Some(q) = self
+            .queue
+            .as_deref()
+            .and_then(|v| crate::cli::QueueChoice::from_str(v, true).ok())
+            && !args.was_given("queue")
+        {
+            out.queue = q;
+        }
         if let Some(scope) = self
             .group_scope
             .as_deref()
