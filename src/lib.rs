@@ -106,13 +106,22 @@ pub fn run_cli(cli: Cli) -> Result<Status> {
         }
         Command::Inspect(args) => {
             let mut rejected = 0;
+            let mut failed = 0;
             let mut text = String::new();
             for file in &args.files {
-                let (out, r) = inspect::describe(file, args.embedding_column.as_deref());
-                text.push_str(&out);
-                rejected += r;
+                let d = inspect::describe(file, args.embedding_column.as_deref());
+                text.push_str(&d.text);
+                rejected += d.rejected;
+                failed += usize::from(d.failed);
             }
             print_stdout(&text)?;
+            // A file that could not be read is an error (exit 2), like a missing input to `run`.
+            if failed > 0 {
+                anyhow::bail!(
+                    "{failed} of {} file(s) could not be read; see the error lines above",
+                    args.files.len()
+                );
+            }
             Ok(if rejected > 0 {
                 Status::RowsRejected
             } else {

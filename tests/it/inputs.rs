@@ -469,3 +469,22 @@ fn an_unsupported_language_is_named() {
     let err = stderr(&out);
     assert!(err.contains("German") && err.contains("English"), "{err}");
 }
+
+#[test]
+fn inspect_exits_2_when_a_file_cannot_be_read() {
+    let w = Workdir::new("inspect-fail");
+    std::fs::create_dir_all(w.path("a-folder")).unwrap();
+    w.write(
+        "random.bin",
+        [0xde_u8, 0xad, 0xbe, 0xef, 0x00, 0x01, 0xff, 0xfe, 0x00],
+    );
+    w.write("doc.pdf", b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n1 0 obj\n");
+    for file in ["missing.csv", "a-folder", "random.bin", "doc.pdf"] {
+        let out = w.run(&["inspect", file]);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{file}: {stdout}{stderr}");
+        assert!(stdout.contains("error:"), "{file}: {stdout}");
+        assert_eq!(stderr.lines().count(), 1, "{file}: one line: {stderr}");
+    }
+}
