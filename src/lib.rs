@@ -57,9 +57,9 @@ pub fn run_cli(cli: Cli) -> Result<Status> {
         Command::Run(args) => {
             let config = config::RunConfig::from_args(&args)?;
             let outcome = run::run(&config)?;
-            eprintln!("linkgap: {}", outcome.summary);
+            note(&format!("linkgap: {}", outcome.summary));
             if !config.quiet {
-                eprintln!("linkgap: stages: {}", outcome.stages);
+                note(&format!("linkgap: stages: {}", outcome.stages));
             }
             Ok(if outcome.rejected > 0 {
                 Status::RowsRejected
@@ -97,7 +97,7 @@ pub fn run_cli(cli: Cli) -> Result<Status> {
                 quiet: args.quiet,
             };
             let outcome = review::verify::verify(&config)?;
-            eprintln!("linkgap: {}", outcome.summary);
+            note(&format!("linkgap: {}", outcome.summary));
             Ok(if outcome.rejected > 0 {
                 Status::RowsRejected
             } else {
@@ -129,6 +129,13 @@ pub fn run_cli(cli: Cli) -> Result<Status> {
             })
         }
     }
+}
+
+/// A line for people on stderr. Not `eprintln!`, which panics (exit 101) when stderr is a
+/// closed pipe: a lost message must not change the exit code.
+fn note(line: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr().lock(), "{line}");
 }
 
 #[allow(clippy::print_stdout)] // `inspect` is a report for the terminal or a pipe.
