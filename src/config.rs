@@ -97,10 +97,118 @@ fn policy_www(p: Policy) -> WwwPolicy {
 fn regex(option: &str, pattern: Option<&String>) -> Result<Option<Regex>, ConfigError> {
     pattern
         .map(|p| {
-            Regex::new(p)
-                .map_err(|e| ConfigError(format!("{option}: not a valid regular expression: {e}")))
+            Regex::new(p).map_err(|e| {
+                ConfigError(format!(
+                    "{option} \"{p}\": not a valid regular expression: {}",
+                    one_line_regex_error(&e)
+                ))
+            })
         })
         .transpose()
+}
+
+/// The regex crate's syntax errors span several lines (the pattern, a caret, the reason):
+/// keep the reason, so every refusal is one line.
+fn one_line_regex_error(e: &regex::Error) -> String {
+    let text = e.to_string();
+    text.lines()
+        .rev()
+        .find_map(|l| l.trim().strip_prefix("error: "))
+        .map_or_else(
+            || text.split_whitespace().collect::<Vec<_>>().join(" "),
+            str::to_string,
+        )
+}
+
+/// A path given as an input file: it must exist and be a file, not a folder.
+fn check_file(option: &str, path: &Path) -> Result<(), ConfigError> {
+    let prefix = if option.is_empty() {
+        String::new()
+    } else {
+        format!("{option} ")
+    };
+    if path.is_dir() {
+        return Err(ConfigError(format!(
+            "{prefix}{}: is a folder, not a file",
+            path.display()
+        )));
+    }
+    if !path.is_file() {
+        return Err(ConfigError(format!(
+            "{prefix}{}: no such file",
+            path.display()
+        )));
+    }
+    Ok(())
+}
+
+/// True when `a` and `b` are one file, however spelled: the same inode (hard links, symlinks,
+/// `./x` and `x`) on Unix, the same canonical path elsewhere.
+pub fn same_file(a: &Path, b: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        match (std::fs::metadata(a), std::fs::metadata(b)) {
+            (Ok(x), Ok(y)) => x.dev() == y.dev() && x.ino() == y.ino(),
+            _ => false,
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        matches!((a.canonicalize(), b.canonicalize()), (Ok(x), Ok(y)) if x == y)
+    }
+}
+
+/// Refuse outputs that would replace an input: `--out` must not be any input file, and
+/// `--csv-dir` must not be the folder an input is in (its `<sheet>.csv` files would land
+/// among the exports, or on them). Compared as files, not by spelling.
+fn check_outputs(
+    out: &Path,
+    csv_dir: Option<&Path>,
+    inputs: &[(&str, &Path)],
+) -> Result<(), ConfigError> {
+    if let Some(dir) = csv_dir
+        && dir.exists()
+        && !dir.is_dir()
+    {
+        return Err(ConfigError(format!(
+            "--csv-dir {}: is a file, not a folder",
+            dir.display()
+        )));
+    }
+    if out.is_dir() {
+        return Err(ConfigError(format!(
+            "--out {}: is a folder; name the workbook, e.g. {}",
+            out.display(),
+            out.join("linkgap.xlsx").display()
+        )));
+    }
+    for &(role, input) in inputs {
+        if same_file(out, input) {
+            return Err(ConfigError(format!(
+                "--out {} is the {role} input {}: the workbook would replace it; write it elsewhere",
+                out.display(),
+                input.display()
+            )));
+        }
+        if let Some(dir) = csv_dir
+            && let Some(parent) = input.parent()
+        {
+            let parent = if parent.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                parent
+            };
+            if same_file(dir, parent) {
+                return Err(ConfigError(format!(
+                    "--csv-dir {} holds the {role} input {}: the sheets' CSV files could replace it; choose another folder",
+                    dir.display(),
+                    input.display()
+                )));
+            }
+        }
+    }
+    Ok(())
 }
 
 fn url_list(
@@ -205,9 +313,7 @@ impl RunConfig {
         .into_iter()
         .flatten()
         {
-            if !path.is_file() {
-                return Err(ConfigError(format!("{}: no such file", path.display())));
-            }
+            check_file("", path)?;
         }
         let mut url_rules = Rules {
             trailing_slash: policy_slash(args.trailing_slash),
@@ -222,14 +328,14 @@ impl RunConfig {
                 .filter(|p| !p.is_empty())
                 .collect();
         }
-        if let Some(previous) = &args.previous
-            && !previous.is_file()
-        {
-            return Err(ConfigError(format!(
-                "--previous {}: no such file",
-                previous.display()
-            )));
+        if let Some(previous) = &args.previous {
+            check_file("--previous", previous)?;
         }
+        check_outputs(
+            &args.out,
+            args.csv_dir.as_deref(),
+            &input_files(args, &inputs),
+        )?;
         let importance = match &args.priority_urls {
             Some(path) => {
                 crate::review::Importance::read(path, &url_rules)
@@ -292,6 +398,28 @@ impl RunConfig {
             quiet: args.quiet,
         })
     }
+}
+
+/// Every file a run reads, named by its role, for [`check_outputs`].
+fn input_files<'a>(args: &'a RunArgs, inputs: &'a Inputs) -> Vec<(&'static str, &'a Path)> {
+    let mut files: Vec<(&'static str, &'a Path)> = vec![
+        ("embeddings", inputs.embeddings.as_path()),
+        ("All Inlinks", inputs.inlinks.as_path()),
+    ];
+    let optional = [
+        ("Internal: All", inputs.internal.as_ref()),
+        ("--previous", args.previous.as_ref()),
+        ("--priority-urls", args.priority_urls.as_ref()),
+        ("--source-list", args.source_list.as_ref()),
+        ("--destination-list", args.destination_list.as_ref()),
+        ("--config", args.config.as_ref()),
+    ];
+    files.extend(
+        optional
+            .into_iter()
+            .filter_map(|(role, p)| p.map(|p| (role, p.as_path()))),
+    );
+    files
 }
 
 /// Find the embeddings, All Inlinks and Internal: All files in a folder by their headers.

@@ -59,9 +59,9 @@ pub fn run_cli(cli: Cli) -> Result<Status> {
         Command::Run(args) => {
             let config = config::RunConfig::from_args(&args)?;
             let outcome = run::run(&config)?;
-            eprintln!("linkgap: {}", outcome.summary);
+            note(&format!("linkgap: {}", outcome.summary));
             if !config.quiet {
-                eprintln!("linkgap: stages: {}", outcome.stages);
+                note(&format!("linkgap: stages: {}", outcome.stages));
             }
             Ok(if outcome.rejected > 0 {
                 Status::RowsRejected
@@ -99,7 +99,7 @@ pub fn run_cli(cli: Cli) -> Result<Status> {
                 quiet: args.quiet,
             };
             let outcome = review::verify::verify(&config)?;
-            eprintln!("linkgap: {}", outcome.summary);
+            note(&format!("linkgap: {}", outcome.summary));
             Ok(if outcome.rejected > 0 {
                 Status::RowsRejected
             } else {
@@ -108,13 +108,22 @@ pub fn run_cli(cli: Cli) -> Result<Status> {
         }
         Command::Inspect(args) => {
             let mut rejected = 0;
+            let mut failed = 0;
             let mut text = String::new();
             for file in &args.files {
-                let (out, r) = inspect::describe(file, args.embedding_column.as_deref());
-                text.push_str(&out);
-                rejected += r;
+                let d = inspect::describe(file, args.embedding_column.as_deref());
+                text.push_str(&d.text);
+                rejected += d.rejected;
+                failed += usize::from(d.failed);
             }
             print_stdout(&text)?;
+            // A file that could not be read is an error (exit 2), like a missing input to `run`.
+            if failed > 0 {
+                anyhow::bail!(
+                    "{failed} of {} file(s) could not be read; see the error lines above",
+                    args.files.len()
+                );
+            }
             Ok(if rejected > 0 {
                 Status::RowsRejected
             } else {
@@ -122,6 +131,13 @@ pub fn run_cli(cli: Cli) -> Result<Status> {
             })
         }
     }
+}
+
+/// A line for people on stderr. Not `eprintln!`, which panics (exit 101) when stderr is a
+/// closed pipe: a lost message must not change the exit code.
+fn note(line: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr().lock(), "{line}");
 }
 
 #[allow(clippy::print_stdout)] // `inspect` is a report for the terminal or a pipe.

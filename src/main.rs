@@ -9,7 +9,9 @@ fn main() -> ExitCode {
         Ok(status) => status.exit_code(),
         Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
         Err(err) => {
-            eprintln!("linkgap: error: {err:#}");
+            // Not eprintln!: it panics (exit 101) when stderr is a closed pipe.
+            use std::io::Write;
+            let _ = writeln!(std::io::stderr(), "linkgap: error: {err:#}");
             ExitCode::from(2)
         }
     }

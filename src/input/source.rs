@@ -203,35 +203,60 @@ impl Source {
             read_up_to(&mut reader, &mut bom).map_err(|e| self.io(e))?;
             reader = Box::new(Utf16Reader::new(reader, bom == [0xFE, 0xFF]));
         }
+        let quoting = std::rc::Rc::new(std::cell::Cell::new(Quoting::FieldStart));
+        let guarded = RecordGuard {
+            inner: reader,
+            delimiter,
+            state: std::rc::Rc::clone(&quoting),
+            record_bytes: 0,
+        };
         let mut csv = csv::ReaderBuilder::new()
             .has_headers(false)
             .flexible(true)
             .delimiter(delimiter)
             .buffer_capacity(1 << 16)
-            .from_reader(reader);
+            .from_reader(guarded);
         let mut bytes = csv::ByteRecord::new();
+        // Each row is visited once the next one is read, so the last row of the file is known
+        // when it is visited: a row cut off inside a quoted field is reported, not used.
+        let mut held: Option<csv::ByteRecord> = None;
         let mut row = 0u64;
+        let mut visit_held = |held: &mut Option<csv::ByteRecord>, row: u64| {
+            let Some(bytes) = held.take() else {
+                return ControlFlow::Continue(());
+            };
+            let record = match StringRecord::from_byte_record(bytes) {
+                Ok(r) => r,
+                // Windows-1252 exports re-saved by old Excel: keep the row, mark nothing;
+                // URLs and floats are ASCII so lossy decoding cannot change a match.
+                Err(e) => StringRecord::from_byte_record_lossy(e.into_byte_record()),
+            };
+            visit(row, &record)
+        };
         loop {
             match csv.read_byte_record(&mut bytes) {
-                Ok(false) => return Ok(()),
+                Ok(false) => {
+                    if held.is_some() && quoting.get() == Quoting::Quoted {
+                        bad(row, CUT_IN_QUOTES.into());
+                        return Ok(());
+                    }
+                    let _ = visit_held(&mut held, row);
+                    return Ok(());
+                }
                 Ok(true) => {
+                    if visit_held(&mut held, row).is_break() {
+                        return Ok(());
+                    }
                     row += 1;
                     if row == 1 {
                         strip_bom(&mut bytes);
                     }
-                    let record = match StringRecord::from_byte_record(std::mem::take(&mut bytes)) {
-                        Ok(r) => r,
-                        // Windows-1252 exports re-saved by old Excel: keep the row, mark nothing;
-                        // URLs and floats are ASCII so lossy decoding cannot change a match.
-                        Err(e) => StringRecord::from_byte_record_lossy(e.into_byte_record()),
-                    };
-                    if visit(row, &record).is_break() {
-                        return Ok(());
-                    }
-                    // Hand the buffer back so the next row reuses its allocation.
-                    bytes = record.into_byte_record();
+                    held = Some(std::mem::take(&mut bytes));
                 }
                 Err(e) => {
+                    if visit_held(&mut held, row).is_break() {
+                        return Ok(());
+                    }
                     if let csv::ErrorKind::Io(io) = e.kind() {
                         // A truncated gzip stream or unreadable disk: the rest of the file is gone.
                         return Err(InputError::Io {
@@ -437,6 +462,71 @@ pub(crate) fn sniff_delimiter(text: &str) -> u8 {
 }
 
 /// Streams UTF-16 bytes out as UTF-8.
+/// The problem given for a last row that ends inside an open quote.
+const CUT_IN_QUOTES: &str = "it ends inside a quoted field at the end of the file, so it was cut off (an interrupted export or copy); export the file again";
+
+/// Longest record read, in bytes: a 3,072-dimension vector is about 60 KB and a whole
+/// Internal: All row a few hundred KB, so a longer one is not an export row (a file with no
+/// line ends, or an open quote swallowing the rest of the file). Refused before the CSV
+/// reader's buffer grows to the size of the file.
+pub const MAX_RECORD_BYTES: usize = 64 << 20;
+
+/// Where the CSV grammar is, byte by byte, as the csv crate reads it (a quote opens a quoted
+/// field only at the start of a field; `""` inside one is an escaped quote).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Quoting {
+    FieldStart,
+    Unquoted,
+    Quoted,
+    QuoteInQuoted,
+}
+
+/// Passes the decoded text through to the CSV reader, following [`Quoting`] so that the end of
+/// the file inside an open quote is known, and refusing a record over [`MAX_RECORD_BYTES`].
+struct RecordGuard {
+    inner: Box<dyn Read>,
+    delimiter: u8,
+    state: std::rc::Rc<std::cell::Cell<Quoting>>,
+    record_bytes: usize,
+}
+
+impl Read for RecordGuard {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        let mut state = self.state.get();
+        for &b in &buf[..n] {
+            self.record_bytes += 1;
+            let end = b == b'\n' || b == b'\r';
+            state = match state {
+                Quoting::FieldStart | Quoting::Unquoted | Quoting::QuoteInQuoted
+                    if end || b == self.delimiter =>
+                {
+                    if end {
+                        self.record_bytes = 0;
+                    }
+                    Quoting::FieldStart
+                }
+                Quoting::FieldStart if b == b'"' => Quoting::Quoted,
+                Quoting::Quoted if b == b'"' => Quoting::QuoteInQuoted,
+                Quoting::QuoteInQuoted if b == b'"' => Quoting::Quoted,
+                Quoting::Quoted => Quoting::Quoted,
+                _ => Quoting::Unquoted,
+            };
+        }
+        self.state.set(state);
+        if self.record_bytes > MAX_RECORD_BYTES {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!(
+                    "a row longer than {} MB with no line end (or an open quote that never closes): not an export row; refused",
+                    MAX_RECORD_BYTES >> 20
+                ),
+            ));
+        }
+        Ok(n)
+    }
+}
+
 struct Utf16Reader {
     inner: Box<dyn Read>,
     big_endian: bool,

@@ -137,6 +137,120 @@ impl Importance {
     }
 }
 
+/// A reviewer's decision, read from the Decision cell. Case, surrounding and doubled spaces
+/// and the past tense ("Rejected") are accepted; anything else is listed in Rejected Rows
+/// with the allowed values, and the row is kept undecided with its text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Decision {
+    /// Add the link as suggested.
+    Accept,
+    /// Add it with another passage or anchor.
+    Revise,
+    /// Do not add it.
+    Reject,
+}
+
+/// Where a pair is in its life: found, approved by a person, marked live, seen by a crawl.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum State {
+    /// Found by a run; nobody approved it yet.
+    Candidate,
+    /// A person accepted or revised it.
+    Approved,
+    /// A person marked it live.
+    Published,
+    /// A later crawl found the body link.
+    Observed,
+}
+
+/// A Decision or State cell that is not one of the allowed values.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InvalidValue {
+    /// The column: "Decision" or "State".
+    pub column: &'static str,
+    /// What was typed.
+    pub text: String,
+}
+
+impl std::fmt::Display for InvalidValue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let allowed = if self.column == "Decision" {
+            DECISIONS
+        } else {
+            STATES
+        };
+        write!(
+            f,
+            "\"{}\" is not a {}: use {} (or leave it blank); the row is kept as undecided",
+            self.text,
+            self.column.to_ascii_lowercase(),
+            allowed.join(", ")
+        )
+    }
+}
+
+impl std::error::Error for InvalidValue {}
+
+/// Lower case, spaces trimmed and collapsed: the spellings read as the same value.
+fn folded(text: &str) -> String {
+    text.split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase()
+}
+
+impl Decision {
+    /// Read a Decision cell: `Ok(None)` when blank.
+    pub fn parse(text: &str) -> Result<Option<Decision>, InvalidValue> {
+        match folded(text).as_str() {
+            "" => Ok(None),
+            "accept" | "accepted" => Ok(Some(Decision::Accept)),
+            "revise" | "revised" => Ok(Some(Decision::Revise)),
+            "reject" | "rejected" => Ok(Some(Decision::Reject)),
+            _ => Err(InvalidValue {
+                column: "Decision",
+                text: text.to_string(),
+            }),
+        }
+    }
+
+    /// The workbook's (drop-down) spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Decision::Accept => "accept",
+            Decision::Revise => "revise",
+            Decision::Reject => "reject",
+        }
+    }
+}
+
+impl State {
+    /// Read a State cell: `Ok(None)` when blank (a blank state reads as candidate).
+    pub fn parse(text: &str) -> Result<Option<State>, InvalidValue> {
+        match folded(text).as_str() {
+            "" => Ok(None),
+            "candidate" => Ok(Some(State::Candidate)),
+            "approved" => Ok(Some(State::Approved)),
+            "published" => Ok(Some(State::Published)),
+            "observed" => Ok(Some(State::Observed)),
+            _ => Err(InvalidValue {
+                column: "State",
+                text: text.to_string(),
+            }),
+        }
+    }
+
+    /// The workbook's (drop-down) spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            State::Candidate => "candidate",
+            State::Approved => "approved",
+            State::Published => "published",
+            State::Observed => "observed",
+        }
+    }
+}
+
 /// The columns a person fills in, carried from run to run.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Review {
@@ -168,19 +282,33 @@ impl Review {
         ]
         .iter()
         .all(|s| s.trim().is_empty())
-            && matches!(self.state.trim(), "" | "candidate")
+            && matches!(self.state(), None | Some(State::Candidate))
     }
 
-    fn decision(&self) -> String {
-        self.decision.trim().to_ascii_lowercase()
+    /// The decision typed, if it is one ([`Decision::parse`]); the text stays as typed.
+    pub fn decision(&self) -> Option<Decision> {
+        Decision::parse(&self.decision).ok().flatten()
+    }
+
+    /// The state typed, if it is one ([`State::parse`]).
+    pub fn state(&self) -> Option<State> {
+        State::parse(&self.state).ok().flatten()
+    }
+
+    /// The first Decision or State cell that is not an allowed value.
+    pub fn invalid(&self) -> Option<InvalidValue> {
+        Decision::parse(&self.decision)
+            .err()
+            .or_else(|| State::parse(&self.state).err())
     }
 
     /// Approved for publishing: accepted or revised, or a state past candidate.
     pub fn is_approved(&self) -> bool {
-        matches!(
-            self.decision().as_str(),
-            "accept" | "accepted" | "revise" | "revised"
-        ) || matches!(self.state.trim(), "approved" | "published" | "observed")
+        matches!(self.decision(), Some(Decision::Accept | Decision::Revise))
+            || matches!(
+                self.state(),
+                Some(State::Approved | State::Published | State::Observed)
+            )
     }
 }
 
@@ -262,19 +390,28 @@ fn read_sheet(
             report.reject(stats, table.rejection(row, "Source URL", "the source or destination is not a URL; this row's review cannot be matched to a page pair", &format!("{} → {}", get(Some(src)), get(Some(dst)))));
             return;
         };
-        report.stats(stats).used += 1;
+        let review = Review {
+            passage: get(cols[0]),
+            reviewer: get(cols[1]),
+            decision: get(cols[2]),
+            decision_date: get(cols[3]),
+            state: get(cols[4]),
+            change_date: get(cols[5]),
+            reason: get(cols[6]),
+        };
+        // A value that is not a decision is listed, and the row kept with its text: nothing a
+        // person typed is lost, and nothing is read as a decision they did not make.
+        match review.invalid() {
+            Some(bad) => {
+                let value = bad.text.clone();
+                report.reject(stats, table.rejection(row, bad.column, bad.to_string(), &value));
+            }
+            None => report.stats(stats).used += 1,
+        }
         out.push(PreviousRow {
             source,
             destination,
-            review: Review {
-                passage: get(cols[0]),
-                reviewer: get(cols[1]),
-                decision: get(cols[2]),
-                decision_date: get(cols[3]),
-                state: get(cols[4]),
-                change_date: get(cols[5]),
-                reason: get(cols[6]),
-            },
+            review,
             source_fingerprint: get(cols[7]),
             destination_fingerprint: get(cols[8]),
             similarity: get(cols[9]),
@@ -363,7 +500,7 @@ pub fn carry_forward(
             continue;
         };
         let mut review = p.review.clone();
-        let rejected = review.decision() == "reject" || review.decision() == "rejected";
+        let rejected = review.decision() == Some(Decision::Reject);
         let changed: Vec<&str> = [
             (
                 "source",
@@ -395,7 +532,7 @@ pub fn carry_forward(
                 reason: note,
                 ..Review::default()
             };
-        } else if review.is_approved() && matches!(review.state.trim(), "" | "candidate") {
+        } else if review.is_approved() && matches!(review.state(), None | Some(State::Candidate)) {
             review.state = "approved".into();
             if review.change_date.is_empty() {
                 review.change_date = today.into();

@@ -105,11 +105,18 @@ pub fn verify(config: &VerifyConfig) -> Result<VerifyOutcome> {
     let stats = report.file(&format!("{} (Queue)", queue.name()), Role::Review);
     let mut rows: Vec<Vec<String>> = Vec::new();
     let mut counts: HashMap<&'static str, usize> = HashMap::new();
-    queue.rows(&mut report, stats, &mut |report, _, r| {
+    queue.rows(&mut report, stats, &mut |report, row, r| {
         let mut values: Vec<String> = (0..columns.len()).map(|i| cell(r, (i < header.len()).then_some(i)).to_string()).collect();
-        report.stats(stats).used += 1;
         let get = |name: &str, values: &[String]| idx(name).map_or(String::new(), |i| values[i].clone());
         let review = Review { decision: get("Decision", &values), state: get("State", &values), ..Review::default() };
+        if let Some(bad) = review.invalid() {
+            // Listed with the allowed values; the row is kept as it was, not verified.
+            let value = bad.text.clone();
+            report.reject(stats, queue.rejection(row, bad.column, bad.to_string(), &value));
+            rows.push(values);
+            return;
+        }
+        report.stats(stats).used += 1;
         let (Some(s), Some(d)) = (src, dst) else {
             rows.push(values);
             return;

@@ -469,3 +469,65 @@ fn an_unsupported_language_is_named() {
     let err = stderr(&out);
     assert!(err.contains("German") && err.contains("English"), "{err}");
 }
+
+#[test]
+fn inspect_exits_2_when_a_file_cannot_be_read() {
+    let w = Workdir::new("inspect-fail");
+    std::fs::create_dir_all(w.path("a-folder")).unwrap();
+    w.write(
+        "random.bin",
+        [0xde_u8, 0xad, 0xbe, 0xef, 0x00, 0x01, 0xff, 0xfe, 0x00],
+    );
+    w.write("doc.pdf", b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n1 0 obj\n");
+    for file in ["missing.csv", "a-folder", "random.bin", "doc.pdf"] {
+        let out = w.run(&["inspect", file]);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{file}: {stdout}{stderr}");
+        assert!(stdout.contains("error:"), "{file}: {stdout}");
+        assert_eq!(stderr.lines().count(), 1, "{file}: one line: {stderr}");
+    }
+}
+
+/// A file cut off inside a quoted field: the partial last row is rejected and named, by a run
+/// and by `inspect` alike, instead of becoming a link to a truncated URL.
+#[test]
+fn a_last_row_cut_inside_a_quote_is_rejected() {
+    let w = Workdir::new("cut-quote");
+    let mut text = sf_csv(INLINKS_HEADER, &link_rows());
+    text.extend_from_slice(
+        b"\"Hyperlink\",\"https://shop.example/p1\",\"https://www.example.com/tom",
+    );
+    w.write("i.csv", &text);
+    let inspect = w.run(&["inspect", "i.csv"]);
+    let out = String::from_utf8_lossy(&inspect.stdout);
+    assert_eq!(inspect.status.code(), Some(1), "{out}");
+    assert!(out.contains("ends inside a quoted field"), "{out}");
+    assert!(
+        out.contains(&format!("rows: {} read", link_rows().len() + 1)),
+        "{out}"
+    );
+    // A quoted field spanning lines is not cut: the grammar, not the quote count, decides.
+    let mut whole = sf_csv(INLINKS_HEADER, &link_rows());
+    whole.extend_from_slice(b"\"Hyperlink\",\"https://shop.example/p1\",\"https://shop.example/p2\",\"0\",\"a \"\"quoted\"\"\nanchor\"");
+    w.write("ok.csv", &whole);
+    let inspect = w.run(&["inspect", "ok.csv"]);
+    let out = String::from_utf8_lossy(&inspect.stdout);
+    assert!(!out.contains("ends inside a quoted field"), "{out}");
+}
+
+/// A line with no end is refused at a bound, with a reason, not read into memory whole.
+#[test]
+fn a_huge_line_is_refused_with_a_reason() {
+    let w = Workdir::new("huge-line");
+    let mut text = sf_csv(INLINKS_HEADER, &link_rows());
+    text.extend(std::iter::repeat_n(
+        b'x',
+        linkgap::input::source::MAX_RECORD_BYTES + 1024,
+    ));
+    w.write("i.csv", &text);
+    let out = w.run(&["inspect", "i.csv"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(2), "{stdout}");
+    assert!(stdout.contains("no line end"), "{stdout}");
+}

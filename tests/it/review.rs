@@ -327,3 +327,92 @@ fn typed_reviews_survive_a_rerun_and_a_later_crawl_verifies_them() {
         vec![gone_url.replace("/guide-3", "/brand-new")]
     );
 }
+
+/// Decisions typed loosely: obvious spellings (case, spaces, past tense) are read, the rest
+/// are listed in Rejected Rows with the allowed values and their rows kept, undecided.
+#[test]
+fn loose_decisions_are_read_and_invalid_ones_are_listed() {
+    let w = Workdir::new("decisions");
+    let spec = linkgap::synthetic::Spec {
+        messy: false,
+        pages: 40,
+        ..linkgap::synthetic::Spec::default()
+    };
+    linkgap::synthetic::write_exports(&w.dir, &spec).unwrap();
+    let args = |out: &str, previous: Option<&str>| {
+        let mut a = vec![
+            "run",
+            "--embeddings",
+            "custom_javascript_all.csv",
+            "--inlinks",
+            "all_inlinks.csv",
+            "--internal",
+            "internal_all.csv",
+            "--out",
+        ];
+        a.push(out);
+        if let Some(p) = previous {
+            a.extend(["--previous", p]);
+        }
+        a.iter().map(|s| (*s).to_string()).collect::<Vec<_>>()
+    };
+    let run = |a: Vec<String>| w.run(&a.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(run(args("r1.xlsx", None)).status.code(), Some(0));
+    let q1 = queue(&w.path("r1.xlsx"));
+    let typed = ["ACCEPT", " Rejected ", "YES", "maybe", "Revise"];
+    edit_workbook(
+        &w.path("r1.xlsx"),
+        &w.path("r1-reviewed.xlsx"),
+        &|i, row| {
+            if let Some(t) = typed.get(i) {
+                row.insert("Decision".into(), (*t).into());
+            }
+        },
+    );
+    let o = run(args("r2.xlsx", Some("r1-reviewed.xlsx")));
+    assert_eq!(o.status.code(), Some(1), "two rows listed: {}", stderr(&o));
+    let q2 = queue(&w.path("r2.xlsx"));
+    let row = |i: usize| {
+        find(&q2, &q1[i]["Source URL"], &q1[i]["Destination URL"])
+            .unwrap_or_else(|| panic!("row {i} kept"))
+            .clone()
+    };
+    assert_eq!(row(0)["State"], "approved");
+    assert_eq!(row(4)["State"], "approved");
+    assert_eq!(
+        row(1)["Decision"],
+        "Rejected",
+        "the text as typed (cells are trimmed)"
+    );
+    for i in [2, 3] {
+        assert_eq!(
+            (row(i)["Decision"].as_str(), row(i)["State"].as_str()),
+            (typed[i], "candidate")
+        );
+    }
+    let rejected = records(&w.path("r2.xlsx"), "Rejected Rows");
+    let listed: Vec<&Row> = rejected
+        .iter()
+        .filter(|r| r["Column"] == "Decision")
+        .collect();
+    assert_eq!(listed.len(), 2, "{rejected:?}");
+    assert!(
+        listed
+            .iter()
+            .all(|r| r["Problem"].contains("accept, revise, reject")),
+        "{listed:?}"
+    );
+
+    // verify lists them too, and keeps the rows.
+    let o = w.run(&[
+        "verify",
+        "--queue",
+        "r1-reviewed.xlsx",
+        "--inlinks",
+        "all_inlinks.csv",
+        "--out",
+        "v.xlsx",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert_eq!(queue(&w.path("v.xlsx")).len(), q1.len());
+}

@@ -479,3 +479,76 @@ fn the_approximate_index_reports_its_recall_every_run() {
         exact.len()
     );
 }
+
+/// Runs that would replace an input, and inputs that are not what they are said to be, are
+/// refused with one line and exit 2, and nothing is written.
+#[test]
+fn outputs_never_replace_an_input_and_refusals_are_one_line() {
+    let w = Workdir::new("refusals");
+    small_site(&w);
+    let before = std::fs::read(w.path("embeddings.csv")).unwrap();
+    std::fs::create_dir_all(w.path("sub")).unwrap();
+    std::fs::write(w.path("plain-file"), "x").unwrap();
+    std::fs::hard_link(w.path("inlinks.csv"), w.path("linked.xlsx")).unwrap();
+    let base = ["run", "--embeddings", "embeddings.csv"];
+    let i = "inlinks.csv";
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        // The same file by another spelling, and by a hard link.
+        (
+            vec!["--inlinks", i, "--out", "./sub/../embeddings.csv"],
+            "--out",
+        ),
+        (
+            vec!["--inlinks", "linked.xlsx", "--out", "./sub/../linked.xlsx"],
+            "replace",
+        ),
+        (
+            vec!["--inlinks", i, "--out", "r.xlsx", "--csv-dir", "."],
+            "--csv-dir",
+        ),
+        (
+            vec!["--inlinks", i, "--out", "r.xlsx", "--csv-dir", "plain-file"],
+            "is a file, not a folder",
+        ),
+        (
+            vec!["--inlinks", i, "--out", "r.xlsx", "--internal", "sub"],
+            "is a folder, not a file",
+        ),
+        (
+            vec!["--inlinks", i, "--out", "r.xlsx", "--include-source", "("],
+            "not a valid regular expression",
+        ),
+    ];
+    for (extra, want) in cases {
+        let mut args: Vec<&str> = base.to_vec();
+        args.extend(&extra);
+        let out = w.run(&args);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{extra:?}: {err}");
+        assert!(err.contains(want), "{extra:?}: {err}");
+        assert_eq!(
+            err.trim_end().lines().count(),
+            1,
+            "{extra:?}: one line: {err}"
+        );
+    }
+    assert_eq!(std::fs::read(w.path("embeddings.csv")).unwrap(), before);
+    assert!(!w.path("r.xlsx").exists());
+
+    // stderr a closed pipe: still exit 2, not a panic (101).
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_linkgap"))
+        .args([
+            "run",
+            "--embeddings",
+            "embeddings.csv",
+            "--inlinks",
+            "inlinks.csv",
+        ])
+        .args(["--out", "r.xlsx", "--include-source", "("])
+        .current_dir(&w.dir)
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stderr.take());
+    assert_eq!(child.wait().unwrap().code(), Some(2));
+}
