@@ -113,6 +113,9 @@ pub struct Options {
     pub neighbors: usize,
     /// Pairs at least this similar are near-duplicates and never proposed.
     pub near_duplicate: f32,
+    /// Pairs no more similar than this (the site's unrelated pages) are never proposed,
+    /// whatever the graph says.
+    pub min_similarity: f32,
 }
 
 impl Default for Options {
@@ -121,6 +124,7 @@ impl Default for Options {
             budget: Budget::default(),
             neighbors: CANDIDATE_NEIGHBORS,
             near_duplicate: 0.95,
+            min_similarity: f32::NEG_INFINITY,
         }
     }
 }
@@ -385,7 +389,7 @@ impl Scratch {
             } else {
                 known
             };
-            if similarity >= options.near_duplicate {
+            if similarity >= options.near_duplicate || similarity <= options.min_similarity {
                 continue;
             }
             let features = Features {

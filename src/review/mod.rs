@@ -14,27 +14,46 @@ use crate::normalize::{Rules, normalize};
 use crate::report::Report;
 use crate::workbook::{Cell, Column, Sheet};
 
-/// Why a pair is a candidate: the source is among the destination's most similar pages
-/// (inbound), the destination among the source's (outbound), or both.
+/// What already links the pair: nothing, or only template links (navigation, footer,
+/// repeated blocks) that a reader of the text does not see.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FoundVia {
-    /// Source in the destination's top k.
-    Inbound,
-    /// Destination in the source's top k.
-    Outbound,
-    /// Both.
-    Both,
+pub enum Existing {
+    /// No link at all.
+    Nothing,
+    /// Only template links.
+    TemplateOnly,
 }
 
-impl FoundVia {
+impl Existing {
     /// Workbook text.
     pub fn label(self) -> &'static str {
         match self {
-            FoundVia::Inbound => "inbound",
-            FoundVia::Outbound => "outbound",
-            FoundVia::Both => "both",
+            Existing::Nothing => "none",
+            Existing::TemplateOnly => "template only",
         }
     }
+}
+
+/// Where in the source page the link would sit, and with what words.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SuggestedPassage {
+    /// The block's text.
+    pub text: String,
+    /// The words to link: a byte range of `text`.
+    pub anchor: Option<std::ops::Range<usize>>,
+    /// How well the block fits, 0–1 (see docs/method.md).
+    pub strength: f64,
+}
+
+/// The passage column of one Queue row.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Placement {
+    /// No page text was given, so no passage was looked for.
+    NotLooked,
+    /// The source's text has no block that fits, or the page has no text: the reason.
+    NoPlace(String),
+    /// The best block.
+    Found(Box<SuggestedPassage>),
 }
 
 /// One directed candidate link. A million-page site has millions of these, so the URLs and
@@ -47,30 +66,56 @@ pub struct Candidate {
     pub destination: Arc<str>,
     /// Cosine similarity.
     pub similarity: f32,
-    /// Best position of the pair in either page's neighbour list (1 = most similar).
+    /// Position of the source in the destination's list of most similar pages (1 = most
+    /// similar); 0 when the link graph, not similarity, brought the pair in.
     pub rank: u32,
-    /// How it was found.
-    pub found_via: FoundVia,
-    /// `none` or `template only`.
-    pub existing: &'static str,
+    /// The ranking's evidence (link graph and similarity) and score.
+    pub evidence: crate::rank::Evidence,
+    /// The ranking's score (see [`crate::rank`]).
+    pub score: f32,
+    /// What links the pair today.
+    pub existing: Existing,
     /// Body inlinks of the destination.
     pub destination_inlinks: u32,
     /// Importance weight of the destination (1 without a priority list).
     pub importance: f64,
+    /// Where the link would sit.
+    pub placement: Placement,
     /// Fingerprints of the two pages (vector and title), to tell when they changed.
     pub source_fingerprint: Arc<str>,
     /// See `source_fingerprint`.
     pub destination_fingerprint: Arc<str>,
 }
 
+/// Weight of how underlinked the destination is in [`Candidate::priority`].
+const UNDERLINKED_WEIGHT: f64 = 0.2;
+/// Weight of the passage's strength in [`Candidate::priority`], when page text was read.
+const PASSAGE_WEIGHT: f64 = 0.4;
+
 impl Candidate {
-    /// Priority 0–100: similarity × how underlinked the destination is × its importance.
-    /// `underlinked = 1 / (1 + ln(1 + body inlinks))`: a page with no body inlinks scores 1,
-    /// one with 10 scores 0.29, one with 1,000 scores 0.13.
+    /// Priority 0–100, for the Queue's order:
+    /// `100 × (1 − e^−score) × (0.8 + 0.2·underlinked) × passage × importance`, where `score`
+    /// is the ranking's evidence score (similarity plus link-graph evidence),
+    /// `underlinked = 1 / (1 + ln(1 + body inlinks))` (1 for a page with no body inlinks, 0.29
+    /// with 10), `passage = 0.6 + 0.4 × strength` when page text was read (0.6 when no block
+    /// fits) and 1 without page text, and `importance` the destination's weight (1 without
+    /// signals). The evidence dominates by design: it is what predicts that a link belongs.
     pub fn priority(&self) -> f64 {
+        let evidence = 1.0 - (-f64::from(self.score.max(0.0))).exp();
         let underlinked = 1.0 / (1.0 + f64::from(self.destination_inlinks).ln_1p());
-        (100.0 * f64::from(self.similarity).max(0.0) * underlinked * self.importance * 10.0).round()
-            / 10.0
+        let passage = match &self.placement {
+            Placement::NotLooked => 1.0,
+            Placement::NoPlace(_) => 1.0 - PASSAGE_WEIGHT,
+            Placement::Found(p) => {
+                1.0 - PASSAGE_WEIGHT + PASSAGE_WEIGHT * p.strength.clamp(0.0, 1.0)
+            }
+        };
+        let value = 100.0
+            * evidence
+            * (1.0 - UNDERLINKED_WEIGHT + UNDERLINKED_WEIGHT * underlinked)
+            * passage
+            * self.importance;
+        (value * 10.0).round() / 10.0
     }
 }
 
@@ -574,9 +619,13 @@ pub const QUEUE_COLUMNS: &[(&str, f64, bool)] = &[
     ("Destination URL", 50.0, false),
     ("Similarity", 10.0, false),
     ("Rank", 6.0, false),
-    ("Found Via", 10.0, false),
+    ("Evidence", 40.0, true),
+    ("Link Kind", 14.0, false),
     ("Existing Link", 13.0, false),
     ("Destination Body Inlinks", 11.0, false),
+    ("Suggested Passage", 60.0, true),
+    ("Suggested Anchor", 24.0, true),
+    ("Passage Score", 9.0, false),
     ("Passage", 45.0, true),
     ("Reviewer", 12.0, false),
     ("Decision", 10.0, false),
@@ -635,16 +684,24 @@ pub fn queue_row(client: &str, row: QueueRow) -> Vec<Cell> {
         v.state
     };
     let priority = c.priority();
-    vec![
+    let mut row = vec![
         Cell::text(client),
         Cell::Number(priority),
         Cell::Url(c.source.to_string()),
         Cell::Url(c.destination.to_string()),
         Cell::Percent(f64::from(c.similarity)),
-        Cell::Int(i64::from(c.rank)),
-        Cell::text(c.found_via.label()),
-        Cell::text(c.existing),
+        if c.rank > 0 {
+            Cell::Int(i64::from(c.rank))
+        } else {
+            Cell::Empty
+        },
+        Cell::text(c.evidence.to_string()),
+        Cell::text(c.evidence.kind()),
+        Cell::text(c.existing.label()),
         Cell::Int(i64::from(c.destination_inlinks)),
+    ];
+    row.extend(placement_cells(c.placement));
+    row.extend([
         Cell::text(v.passage),
         Cell::text(v.reviewer),
         Cell::text(v.decision),
@@ -654,7 +711,36 @@ pub fn queue_row(client: &str, row: QueueRow) -> Vec<Cell> {
         Cell::text(v.reason),
         Cell::text(&*c.source_fingerprint),
         Cell::text(&*c.destination_fingerprint),
-    ]
+    ]);
+    row
+}
+
+/// Suggested Passage (the anchor in bold), Suggested Anchor and Passage Score.
+fn placement_cells(placement: Placement) -> [Cell; 3] {
+    match placement {
+        Placement::NotLooked => [Cell::Empty, Cell::Empty, Cell::Empty],
+        Placement::NoPlace(why) => [Cell::text(why), Cell::Empty, Cell::Empty],
+        Placement::Found(p) => {
+            let SuggestedPassage {
+                text,
+                anchor,
+                strength,
+            } = *p;
+            let anchor_text = anchor
+                .as_ref()
+                .and_then(|a| text.get(a.clone()))
+                .map_or(Cell::Empty, Cell::text);
+            let passage = match anchor {
+                Some(a) => Cell::Marked(text, a),
+                None => Cell::text(text),
+            };
+            [
+                passage,
+                anchor_text,
+                Cell::Number((strength * 100.0).round()),
+            ]
+        }
+    }
 }
 
 /// The History sheet: earlier reviews whose pair left the Queue, with every typed value.
@@ -752,10 +838,17 @@ mod tests {
             destination: d.into(),
             similarity: 0.8,
             rank: 1,
-            found_via: FoundVia::Inbound,
-            existing: "none",
+            evidence: crate::rank::Evidence(crate::rank::Features {
+                similarity: 0.8,
+                links_back: false,
+                via_pages: 0,
+                like_pages: 0,
+            }),
+            score: 0.8,
+            existing: Existing::Nothing,
             destination_inlinks: 0,
             importance: 1.0,
+            placement: Placement::NotLooked,
             source_fingerprint: fp.into(),
             destination_fingerprint: "d".into(),
         }
@@ -815,14 +908,28 @@ mod tests {
     }
 
     #[test]
-    fn priority_favours_similar_underlinked_important_pages() {
+    fn priority_follows_evidence_then_passage_underlinking_and_importance() {
         let mut c = cand("a", "b", "");
         let base = c.priority();
-        assert!((base - 80.0).abs() < 0.05, "{base}");
+        // 100 × (1 − e^−0.8), no inlinks, no page text, importance 1.
+        assert!((base - 55.1).abs() < 0.05, "{base}");
+        c.score = 1.6;
+        let stronger = c.priority();
+        assert!(stronger > base);
         c.destination_inlinks = 10;
-        assert!(c.priority() < base / 3.0);
+        let linked = c.priority();
+        assert!(linked < stronger && linked > stronger * 0.8, "{linked}");
+        c.placement = Placement::NoPlace("no natural place found".into());
+        let no_place = c.priority();
+        assert!((no_place - linked * 0.6).abs() < 0.1, "{no_place}");
+        c.placement = Placement::Found(Box::new(SuggestedPassage {
+            text: "see the index".into(),
+            anchor: Some(8..13),
+            strength: 1.0,
+        }));
+        assert!((c.priority() - linked).abs() < 0.1);
         c.importance = 0.5;
-        assert!(c.priority() < base / 6.0);
+        assert!((c.priority() - linked * 0.5).abs() < 0.1);
     }
 
     #[test]

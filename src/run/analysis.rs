@@ -24,7 +24,6 @@ pub(super) struct Analysis<'a> {
     pub(super) targets: &'a [u32],
     /// Inbound neighbours of each target, in `targets` order.
     pub(super) found: &'a [Vec<Neighbor>],
-    pub(super) outbound: &'a [(u32, Vec<Neighbor>)],
     pub(super) links: &'a LinkSet,
 }
 

@@ -12,6 +12,7 @@ mod clock;
 mod inputs;
 mod pages;
 mod queue;
+mod ranking;
 mod search;
 mod sheets;
 
@@ -119,29 +120,49 @@ pub fn run(config: &RunConfig) -> Result<Outcome> {
             .map(|f| pages[f].vector.expect("ordered pages have vectors"))
             .collect::<Vec<_>>(),
     );
-    let found = search::neighbours(config, &compared, &matrix, dim, progress);
+    let mut found = search::neighbours(config, &compared, &matrix, dim, progress);
     clock.lap("neighbour search");
+
+    // The ranking: link-graph evidence over the neighbour lists, a budget, a self-check.
+    let unrelated = analysis::unrelated_similarity(&matrix, dim);
+    let neighbors = found.by_row(&compared);
+    let ranked = ranking::rank(
+        config,
+        &compared,
+        &pages,
+        &crawl,
+        &neighbors,
+        (&matrix, dim),
+        unrelated,
+    );
+    clock.lap("ranking");
 
     // The review queue.
     let preparing = progress.rows("Preparing the review queue");
     preparing.set_message("Preparing the review queue (candidates, earlier decisions)");
+    let fingerprints = queue::fingerprints(&compared.order, &matrix, dim, &crawl);
+    // The vectors are not needed past this point; free them before the sheets are built.
+    drop(matrix);
+    let candidates = queue::candidates(
+        config,
+        &compared,
+        &crawl,
+        &ranked.ranking.kept,
+        &neighbors,
+        &fingerprints,
+    );
+    found.put_back(&compared, neighbors, config.top_k);
     let analysis = Analysis {
         config,
         urls: &crawl.urls,
         order: &compared.order,
         targets: &compared.targets,
         found: &found.inbound,
-        outbound: &found.outbound,
         links: &crawl.links,
     };
     let body = crawl.links.body_sources();
-    let fingerprints = queue::fingerprints(&compared.order, &matrix, dim, &crawl);
-    let unrelated = analysis::unrelated_similarity(&matrix, dim);
-    // The vectors are not needed past this point; free them before the sheets are built.
-    drop(matrix);
-    let (candidates, below_floor) = queue::candidates(&analysis, &body, &fingerprints, unrelated);
     report.note(format!(
-        "Unrelated pages score {unrelated:.2} (the median similarity of random page pairs); {below_floor} neighbour pairs at or below it are not candidates"
+        "Unrelated pages score {unrelated:.2} (the median similarity of random page pairs); pairs at or below it are not candidates"
     ));
     let (queue_rows, history) =
         queue::carry_forward(config, candidates, &crawl, &pages, &mut report)?;
@@ -154,6 +175,8 @@ pub fn run(config: &RunConfig) -> Result<Outcome> {
         counts: &counts,
         queue: &queue_rows,
         history: &history,
+        budget: ranking::budget_text(&ranked, config.ranking.budget),
+        check: ranking::check_text(&ranked),
     });
     for (name, rows) in [
         ("Opportunities", compared.targets.len()),
@@ -185,6 +208,10 @@ pub fn run(config: &RunConfig) -> Result<Outcome> {
         clock: &clock,
         tables: &tables,
         search: &search::description(&found.reports),
+        ranking: [
+            &ranking::budget_text(&ranked, config.ranking.budget),
+            &ranking::check_text(&ranked),
+        ],
     });
 
     // One sheet at a time: each is built, streamed to the workbook (and its CSV) and dropped,

@@ -1,7 +1,8 @@
-//! The review queue: directed candidates from the neighbour lists, each page's fingerprint,
-//! and the decisions of an earlier review carried onto them (or into History).
+//! The review queue: the ranking's proposals as Queue candidates (URLs, link status, each
+//! page's fingerprint), and the decisions of an earlier review carried onto them (or into
+//! History).
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use anyhow::{Context, Result};
@@ -9,96 +10,67 @@ use anyhow::{Context, Result};
 use crate::config::RunConfig;
 use crate::crawl::Crawl;
 use crate::links::LinkStatus;
+use crate::neighbors::Neighbor;
+use crate::rank::Proposal;
 use crate::report::Report;
-use crate::review::{self, Candidate, FoundVia, HistoryRow, QueueRow};
+use crate::review::{self, Candidate, Existing, HistoryRow, Placement, QueueRow};
 
-use super::analysis::Analysis;
 use super::pages::Page;
-use std::collections::BTreeMap;
+use super::search::Compared;
 
-/// Directed candidates: Not found or Template link only pairs, found inbound (the source is
-/// among the destination's neighbours) or outbound (the reverse), merged.
-///
-/// A pair no more similar than two unrelated pages (`floor`) is not a candidate; how many
-/// were cut is returned with them.
+/// The ranking's proposals (ids are matrix rows) as candidates, best first. `neighbors` are
+/// the destinations' lists by row, for each pair's rank in them.
 pub(super) fn candidates(
-    analysis: &Analysis<'_>,
-    body: &HashMap<u32, Vec<u32>>,
+    config: &RunConfig,
+    compared: &Compared,
+    crawl: &Crawl,
+    proposals: &[Proposal],
+    neighbors: &[Vec<Neighbor>],
     fingerprints: &HashMap<u32, Arc<str>>,
-    floor: f32,
-) -> (Vec<Candidate>, usize) {
-    let mut pairs: HashMap<(u32, u32), (f32, u32, FoundVia)> = HashMap::new();
-    let mut add = |s: u32, d: u32, score: f32, rank: u32, via: FoundVia| {
-        let e = pairs.entry((s, d)).or_insert((score, rank, via));
-        if e.2 != via {
-            e.2 = FoundVia::Both;
-        }
-        e.1 = e.1.min(rank);
-    };
-    for (t, neighbours) in analysis.targets.iter().zip(analysis.found) {
-        for (i, n) in neighbours.iter().enumerate() {
-            add(
-                analysis.page_id(n.id),
-                *t,
-                n.score,
-                i as u32 + 1,
-                FoundVia::Inbound,
-            );
-        }
-    }
-    for (s, neighbours) in analysis.outbound {
-        for (i, n) in neighbours.iter().enumerate() {
-            add(
-                *s,
-                analysis.page_id(n.id),
-                n.score,
-                i as u32 + 1,
-                FoundVia::Outbound,
-            );
-        }
-    }
+) -> Vec<Candidate> {
+    let body = crawl.links.body_sources();
     // One shared copy of each page's URL, however many pairs it is in.
     let mut shared: HashMap<u32, Arc<str>> = HashMap::new();
     let mut url = |id: u32| {
         shared
             .entry(id)
-            .or_insert_with(|| analysis.urls.url(id).into())
+            .or_insert_with(|| crawl.urls.url(id).into())
             .clone()
     };
     let no_fingerprint: Arc<str> = Arc::from("");
     let fingerprint = |id: u32| fingerprints.get(&id).unwrap_or(&no_fingerprint).clone();
-    let config = analysis.config;
-    let mut below_floor = 0;
-    let kept = pairs
-        .into_iter()
-        .filter_map(|((s, d), (score, rank, via))| {
-            let status = analysis.status(s, d, score);
-            if status.is_opportunity() && score <= floor {
-                below_floor += 1;
-                return None;
+    proposals
+        .iter()
+        .map(|p| {
+            let (s, d) = (
+                compared.order[p.source as usize],
+                compared.order[p.destination as usize],
+            );
+            let destination = url(d);
+            let rank = neighbors[p.destination as usize]
+                .iter()
+                .position(|n| n.id == p.source)
+                .map_or(0, |i| i as u32 + 1);
+            Candidate {
+                source: url(s),
+                importance: config.importance.weight(&destination),
+                destination,
+                similarity: p.features.similarity,
+                rank,
+                evidence: p.evidence(),
+                score: p.score,
+                existing: if crawl.links.status(s, d) == LinkStatus::TemplateOnly {
+                    Existing::TemplateOnly
+                } else {
+                    Existing::Nothing
+                },
+                destination_inlinks: body.get(&d).map_or(0, Vec::len) as u32,
+                placement: Placement::NotLooked,
+                source_fingerprint: fingerprint(s),
+                destination_fingerprint: fingerprint(d),
             }
-            status.is_opportunity().then(|| {
-                let destination = url(d);
-                Candidate {
-                    source: url(s),
-                    importance: config.importance.weight(&destination),
-                    destination,
-                    similarity: score,
-                    rank,
-                    found_via: via,
-                    existing: if status == LinkStatus::TemplateOnly {
-                        "template only"
-                    } else {
-                        "none"
-                    },
-                    destination_inlinks: body.get(&d).map_or(0, Vec::len) as u32,
-                    source_fingerprint: fingerprint(s),
-                    destination_fingerprint: fingerprint(d),
-                }
-            })
         })
-        .collect();
-    (kept, below_floor)
+        .collect()
 }
 
 /// Each compared page's fingerprint (its vector and title), to tell a reviewer's decision
@@ -125,7 +97,6 @@ pub(super) fn fingerprints(
         })
         .collect()
 }
-
 /// The candidates with an earlier review's decisions carried onto them; decided rows that
 /// are no longer candidates go to History with why.
 pub(super) fn carry_forward(

@@ -10,7 +10,7 @@ use crate::neighbors::Neighbor;
 use crate::rank::{self, Graph, Inputs, Ranking, SelfCheck};
 
 use super::pages::Page;
-use super::search::{Compared, Found};
+use super::search::Compared;
 
 /// The ranking's result and its self-measurement.
 pub(super) struct Ranked {
@@ -37,21 +37,18 @@ fn body_edges(crawl: &Crawl, compared: &Compared) -> Vec<(u32, u32)> {
     edges
 }
 
-/// Rank the candidate links of every destination with the site's link graph.
+/// Rank the candidate links of every destination with the site's link graph. `neighbors`
+/// are the destinations' lists by matrix row; `floor` the similarity of unrelated pages.
 pub(super) fn rank(
     config: &RunConfig,
     compared: &Compared,
     pages: &BTreeMap<u32, Page>,
     crawl: &Crawl,
-    found: &Found,
-    matrix: &[f32],
-    dim: usize,
+    neighbors: &[Vec<Neighbor>],
+    (matrix, dim): (&[f32], usize),
+    floor: f32,
 ) -> Ranked {
     let n = compared.order.len();
-    let mut neighbors: Vec<Vec<Neighbor>> = vec![Vec::new(); n];
-    for (t, list) in compared.targets.iter().zip(&found.inbound) {
-        neighbors[compared.rank[t] as usize].clone_from(list);
-    }
     let role = |ok: fn(&Page) -> bool| -> Vec<bool> {
         compared.order.iter().map(|f| ok(&pages[f])).collect()
     };
@@ -59,13 +56,16 @@ pub(super) fn rank(
     let destination_ok = role(|p| p.decision.destination.is_ok());
     let cosine = rank::dot_rows(matrix, dim);
     let inputs = Inputs {
-        neighbors: &neighbors,
+        neighbors,
         cosine: &cosine,
         source_ok: &source_ok,
         destination_ok: &destination_ok,
     };
     let graph = Graph::new(n, &body_edges(crawl, compared));
-    let options = config.ranking;
+    let options = rank::Options {
+        min_similarity: floor,
+        ..config.ranking
+    };
     let check = config.self_check.then(|| {
         rank::self_check(
             &graph,
@@ -77,4 +77,52 @@ pub(super) fn rank(
     });
     let ranking = rank::rank(&graph, &inputs, &options);
     Ranked { ranking, check }
+}
+
+/// The budget in words, for the Summary and Run sheets.
+pub(super) fn budget_text(ranked: &Ranked, budget: rank::Budget) -> String {
+    let r = &ranked.ranking;
+    let caps = match (budget.per_destination, budget.per_source) {
+        (None, None) => "no budget (--queue all): every candidate is kept".to_string(),
+        (d, s) => {
+            let cap = |c: Option<usize>, what: &str| {
+                c.map_or_else(
+                    || format!("no cap per {what}"),
+                    |c| format!("at most {c} per {what}"),
+                )
+            };
+            format!(
+                "new links {}, {}",
+                cap(d, "destination"),
+                cap(s, "source page")
+            )
+        }
+    };
+    format!(
+        "{caps}; {} candidates ranked, {} kept, {} cut by the destination cap, {} by the source cap (every target's neighbours stay in Opportunities)",
+        r.candidates,
+        r.kept.len(),
+        r.cut_by_destination,
+        r.cut_by_source
+    )
+}
+
+/// The self-check in words: the evidence that the Queue's order means something.
+pub(super) fn check_text(ranked: &Ranked) -> String {
+    let Some(c) = ranked.check else {
+        return "not measured (--no-self-check)".into();
+    };
+    if c.hidden == 0 {
+        return "not measured: the site has no body links between eligible pages to hide".into();
+    }
+    format!(
+        "with {} of this site's body links hidden (10%, seed {:#x}), the ranking's first {} proposals find {} of them again ({:.0}%); similarity alone, with the same number of proposals, finds {} ({:.0}%)",
+        c.hidden,
+        c.seed,
+        c.proposals,
+        c.ranked_hits,
+        100.0 * c.ranked_share(),
+        c.similarity_hits,
+        100.0 * c.similarity_share()
+    )
 }

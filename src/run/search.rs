@@ -1,6 +1,6 @@
 //! The neighbour search as the run needs it: pages in URL order (a deterministic tie-break),
 //! destinations and sources by eligibility, page-type groups and their scope, and the calls
-//! into [`crate::neighbors`], inbound (the Moz view) and outbound.
+//! into [`crate::neighbors`]: each destination's most similar sources.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -77,13 +77,38 @@ impl Compared {
 
 /// The neighbour lists: ids in them are rows of [`Compared::order`].
 pub(super) struct Found {
-    /// For each target (same order as `targets`), its most similar sources.
+    /// For each target (same order as `targets`), its most similar sources: as many as the
+    /// ranking considers, until [`Found::truncate`] cuts them to `--top-k`.
     pub(super) inbound: Vec<Vec<Neighbor>>,
-    /// For each source, its most similar destinations; the same lists when both sets are
-    /// equal.
-    pub(super) outbound: Vec<(u32, Vec<Neighbor>)>,
     /// How each search ran (exact or approximate, recall).
     pub(super) reports: Vec<SearchReport>,
+}
+
+impl Found {
+    /// Each target's list by matrix row (empty for pages that are not targets), taken out of
+    /// `inbound`; [`Found::put_back`] returns them.
+    pub(super) fn by_row(&mut self, compared: &Compared) -> Vec<Vec<Neighbor>> {
+        let mut rows = vec![Vec::new(); compared.order.len()];
+        for (t, list) in compared.targets.iter().zip(&mut self.inbound) {
+            rows[compared.rank[t] as usize] = std::mem::take(list);
+        }
+        rows
+    }
+
+    /// The lists back in target order, cut to the `k` the sheets show.
+    pub(super) fn put_back(&mut self, compared: &Compared, mut rows: Vec<Vec<Neighbor>>, k: usize) {
+        for (t, list) in compared.targets.iter().zip(&mut self.inbound) {
+            *list = std::mem::take(&mut rows[compared.rank[t] as usize]);
+            list.truncate(k);
+            list.shrink_to_fit();
+        }
+    }
+}
+
+/// Neighbours searched per page: the `--top-k` the sheets show, or the ranking's candidate
+/// count if larger.
+fn search_k(config: &RunConfig) -> usize {
+    config.top_k.max(config.ranking.neighbors)
 }
 
 /// The search method the configuration asks for.
@@ -175,7 +200,7 @@ impl Searcher<'_> {
                     dim: self.dim,
                 },
                 &cand_ranks,
-                self.config.top_k,
+                search_k(self.config),
                 method(self.config.index),
                 self.config.recall_sample,
                 &|rows| bar.set_position(base + rows as u64),
@@ -189,8 +214,8 @@ impl Searcher<'_> {
     }
 }
 
-/// Inbound: for each destination, the most similar sources (the Moz view). Outbound: for
-/// each source, the most similar destinations; the same lists when both sets are equal.
+/// For each destination, its most similar sources (the Moz view, and the ranking's
+/// candidates by similarity).
 pub(super) fn neighbours(
     config: &RunConfig,
     compared: &Compared,
@@ -206,24 +231,13 @@ pub(super) fn neighbours(
         progress,
         reports: Vec::new(),
     };
-    let (targets, sources) = (&compared.targets, &compared.sources);
-    let mut inbound = searcher.search(targets, sources, "Ranking similar pages");
-    let found: Vec<Vec<Neighbor>> = targets
-        .iter()
-        .map(|t| inbound.remove(t).unwrap_or_default())
-        .collect();
-    let outbound: Vec<(u32, Vec<Neighbor>)> = if targets == sources {
-        targets.iter().copied().zip(found.iter().cloned()).collect()
-    } else {
-        let mut out = searcher.search(sources, targets, "Ranking similar pages (outbound)");
-        sources
-            .iter()
-            .map(|s| (*s, out.remove(s).unwrap_or_default()))
-            .collect()
-    };
+    let targets = &compared.targets;
+    let mut inbound = searcher.search(targets, &compared.sources, "Ranking similar pages");
     Found {
-        inbound: found,
-        outbound,
+        inbound: targets
+            .iter()
+            .map(|t| inbound.remove(t).unwrap_or_default())
+            .collect(),
         reports: searcher.reports,
     }
 }

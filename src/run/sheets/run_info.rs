@@ -26,6 +26,8 @@ pub(in crate::run) struct RunRecord<'a> {
     pub(in crate::run) tables: &'a [Option<Table>],
     /// How the neighbours were searched.
     pub(in crate::run) search: &'a str,
+    /// The Queue's budget and the ranking's self-check, in words.
+    pub(in crate::run) ranking: [&'a str; 2],
 }
 
 type Rows = Vec<(String, String)>;
@@ -94,6 +96,13 @@ fn method(rows: &mut Rows, r: &RunRecord<'_>) {
     kv(rows, "Embedding dimension", emb.dim.to_string());
     kv(rows, "Top k", config.top_k.to_string());
     kv(rows, "Similarity search", r.search.to_string());
+    kv(
+        rows,
+        "Ranking",
+        "score = similarity + 0.5 if the destination links to the source + 0.25 ln(1 + pages the source links to that link to the destination) + 0.25 ln(1 + the destination's 10 most similar pages the source links to); pages with more than 200 body links are never the page in between".into(),
+    );
+    kv(rows, "Queue budget", r.ranking[0].to_string());
+    kv(rows, "Ranking self-check", r.ranking[1].to_string());
     kv(
         rows,
         "Near-duplicate threshold",

@@ -22,6 +22,10 @@ pub(in crate::run) struct SummaryInput<'a> {
     pub(in crate::run) counts: &'a Counts,
     pub(in crate::run) queue: &'a [QueueRow],
     pub(in crate::run) history: &'a [HistoryRow],
+    /// The Queue's budget, in words.
+    pub(in crate::run) budget: String,
+    /// The ranking's self-check, in words.
+    pub(in crate::run) check: String,
 }
 
 const HOW_TO_READ: &str = "Similarity finds pages about the same thing; it is not a promise of rankings. Each suggestion needs a person to find the passage where a link helps the reader, and to accept, revise or reject it in the Queue.";
@@ -133,6 +137,12 @@ pub(in crate::run) fn sheet(s: &SummaryInput<'_>) -> Sheet {
     kv(&mut rows, "Run date", Cell::text(now_utc()));
     pages(&mut rows, s.pages);
     queue(&mut rows, s.counts, s.queue);
+    kv(&mut rows, "Queue budget", Cell::text(&s.budget));
+    kv(
+        &mut rows,
+        "How well the order finds real links",
+        Cell::text(&s.check),
+    );
     if config.previous.is_some() {
         for (k, n) in review::carry_counts(s.queue, s.history) {
             rows.push(vec![Cell::text(k), Cell::Int(n as i64)]);
