@@ -1,6 +1,7 @@
 //! End-to-end tests: the binary runs on exports written by the tests, and the workbook is
 //! read back. One test binary (see Cargo.toml) keeps the 2-core CI quick.
 
+mod holdout;
 mod identity;
 mod inputs;
 mod libreoffice;
