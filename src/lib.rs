@@ -13,6 +13,7 @@ pub mod config;
 pub mod crawl;
 pub mod dates;
 pub mod eligibility;
+pub mod holdout;
 pub mod input;
 pub mod inspect;
 pub mod links;

@@ -1,5 +1,5 @@
 //! `linkgap-gen`: write synthetic Screaming Frog exports (the demo in `samples/`, benchmark
-//! inputs). `linkgap-gen <DIR> [--pages N] [--dim D] [--topics T] [--body-links L] [--seed S] [--clean]`
+//! inputs). `linkgap-gen <DIR> [--pages N] [--dim D] [--topics T] [--body-links L] [--seed S] [--clean] [--page-text]`
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -24,6 +24,10 @@ fn main() -> ExitCode {
             "--topics" => num("--topics").map(|v| spec.topics = v),
             "--body-links" => num("--body-links").map(|v| spec.body_links = v),
             "--seed" => num("--seed").map(|v| spec.seed = v as u64),
+            "--page-text" => {
+                let _: () = spec.page_text = true;
+                Some(())
+            }
             "--clean" => {
                 let _: () = spec.messy = false;
                 Some(())
@@ -36,14 +40,14 @@ fn main() -> ExitCode {
         };
         if ok.is_none() {
             eprintln!(
-                "usage: linkgap-gen <DIR> [--pages N] [--dim D] [--topics T] [--body-links L] [--seed S] [--clean]"
+                "usage: linkgap-gen <DIR> [--pages N] [--dim D] [--topics T] [--body-links L] [--seed S] [--clean] [--page-text]"
             );
             return ExitCode::from(2);
         }
     }
     let Some(dir) = dir else {
         eprintln!(
-            "usage: linkgap-gen <DIR> [--pages N] [--dim D] [--topics T] [--body-links L] [--seed S] [--clean]"
+            "usage: linkgap-gen <DIR> [--pages N] [--dim D] [--topics T] [--body-links L] [--seed S] [--clean] [--page-text]"
         );
         return ExitCode::from(2);
     };

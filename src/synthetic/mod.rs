@@ -4,6 +4,7 @@
 //! have (error cells, a wrong-length vector, redirects, a canonicalised duplicate, tracking
 //! parameters, a noindex page, a thin page, a 404, nofollow and image links).
 
+pub mod site;
 pub mod vectors;
 
 use std::fmt::Write as _;
@@ -28,6 +29,9 @@ pub struct Spec {
     pub messy: bool,
     /// Site origin, e.g. `https://www.example.com`.
     pub origin: String,
+    /// Also write page text (`custom_extraction_all.csv`), with a richer link graph, anchors
+    /// and headings ([`site`]); off, the outputs are those of earlier versions, byte for byte.
+    pub page_text: bool,
 }
 
 impl Default for Spec {
@@ -40,6 +44,7 @@ impl Default for Spec {
             seed: 7,
             messy: true,
             origin: "https://www.example.com".into(),
+            page_text: false,
         }
     }
 }
@@ -254,8 +259,12 @@ const TOPIC_NAMES: &[&str] = &[
     "irrigation",
 ];
 
-/// Write the three exports of a synthetic site into `dir`.
+/// Write the three exports of a synthetic site into `dir` (four with `spec.page_text`: see
+/// [`site`]).
 pub fn write_exports(dir: &Path, spec: &Spec) -> io::Result<Exports> {
+    if spec.page_text {
+        return site::write_site(dir, spec);
+    }
     std::fs::create_dir_all(dir)?;
     let mut rng = Rng::new(spec.seed);
     let o = spec.origin.trim_end_matches('/');

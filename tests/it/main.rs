@@ -2,6 +2,7 @@
 //! read back. One test binary (see Cargo.toml) keeps the 2-core CI quick.
 
 mod defects;
+mod holdout;
 mod identity;
 mod inputs;
 mod libreoffice;
