@@ -3,7 +3,8 @@
 //! The pipeline, one module per stage: [`input`] reads the exports of every era,
 //! [`normalize`] decides which URLs are one page, [`eligibility`] decides which pages may
 //! carry or receive a link, [`neighbors`] ranks similar pages, [`links`] subtracts the links
-//! that already exist, and [`workbook`] writes the result. [`run`] wires them together;
+//! that already exist, [`passage`] finds where in a source a link fits and with which words,
+//! and [`workbook`] writes the result. [`run`] wires them together;
 //! [`report`] accounts for every input row. [`settings`] reads a client's `linkgap.toml`;
 //! [`watch`] runs the pipeline on every complete set dropped into an inbox.
 
@@ -17,6 +18,7 @@ pub mod inspect;
 pub mod links;
 pub mod neighbors;
 pub mod normalize;
+pub mod passage;
 pub mod progress;
 pub mod report;
 pub mod review;
