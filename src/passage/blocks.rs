@@ -379,7 +379,7 @@ impl Builder {
                         });
                     }
                 } else {
-                    self.close(&[tag.name.clone()], &[]);
+                    self.close(std::slice::from_ref(&tag.name), &[]);
                 }
             }
             Role::Container => {
@@ -391,7 +391,7 @@ impl Builder {
                         kind: None,
                     });
                 } else {
-                    self.close(&[tag.name.clone()], &[]);
+                    self.close(std::slice::from_ref(&tag.name), &[]);
                 }
             }
             Role::Break => self.flush(),

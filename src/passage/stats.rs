@@ -8,7 +8,7 @@ use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};
 
 use super::blocks::Block;
-use super::text::{for_each_word, text_hash};
+use super::text::{for_each_hash, sequence_hash, text_hash};
 
 /// Keys are already hashes: use them as they are.
 #[derive(Default, Clone, Copy)]
@@ -79,18 +79,18 @@ impl StatsBuilder {
         let mut seen: Vec<u64> = Vec::with_capacity(blocks.len());
         for block in blocks {
             self.scratch.clear();
-            for_each_word(&block.text, |w| self.scratch.push(w.hash));
+            for_each_hash(&block.text, |h| self.scratch.push(h));
             if self.scratch.is_empty() {
                 continue;
             }
             self.blocks += 1;
             self.words += self.scratch.len() as u64;
+            seen.push(sequence_hash(&self.scratch));
             self.scratch.sort_unstable();
             self.scratch.dedup();
             for &h in &self.scratch {
                 *self.df.entry(h).or_insert(0) += 1;
             }
-            seen.push(text_hash(&block.text));
         }
         seen.sort_unstable();
         seen.dedup();

@@ -38,6 +38,11 @@ fn hash_lower(word: &str) -> u64 {
     let mut h = OFFSET;
     let mut buf = [0u8; 4];
     for c in word.chars() {
+        if c.is_ascii() {
+            h ^= u64::from(c.to_ascii_lowercase() as u8);
+            h = h.wrapping_mul(PRIME);
+            continue;
+        }
         for lc in c.to_lowercase() {
             for b in lc.encode_utf8(&mut buf).bytes() {
                 h ^= u64::from(b);
@@ -66,33 +71,44 @@ pub fn is_stop(word: &str) -> bool {
 }
 
 fn is_word_char(c: char) -> bool {
-    c.is_alphanumeric() || c == '_'
+    if c.is_ascii() {
+        c.is_ascii_alphanumeric() || c == '_'
+    } else {
+        c.is_alphanumeric()
+    }
 }
 
 /// Call `f` with every word of `text`, in order.
 pub fn for_each_word(text: &str, mut f: impl FnMut(Word)) {
+    for_each_range(text, |range| {
+        let w = &text[range.clone()];
+        f(Word {
+            hash: hash_lower(w),
+            stop: is_stop(w),
+            range,
+        });
+    });
+}
+
+/// Call `f` with the hash of every word of `text`, in order (the statistics' fast path).
+pub fn for_each_hash(text: &str, mut f: impl FnMut(u64)) {
+    for_each_range(text, |range| f(hash_lower(&text[range])));
+}
+
+fn for_each_range(text: &str, mut f: impl FnMut(Range<usize>)) {
     let mut start = None;
     for (i, c) in text.char_indices() {
         match (is_word_char(c), start) {
             (true, None) => start = Some(i),
             (false, Some(s)) => {
-                f(word(text, s..i));
+                f(s..i);
                 start = None;
             }
             _ => {}
         }
     }
     if let Some(s) = start {
-        f(word(text, s..text.len()));
-    }
-}
-
-fn word(text: &str, range: Range<usize>) -> Word {
-    let w = &text[range.clone()];
-    Word {
-        hash: hash_lower(w),
-        stop: is_stop(w),
-        range,
+        f(s..text.len());
     }
 }
 
@@ -106,13 +122,16 @@ pub fn words(text: &str) -> Vec<Word> {
 /// Hash of a whole text by its words, so case, punctuation and spacing do not matter: the
 /// identity of a block for template detection.
 pub fn text_hash(text: &str) -> u64 {
-    let mut h: u64 = 0x9e37_79b9_7f4a_7c15;
-    for_each_word(text, |w| {
-        h = (h ^ w.hash)
-            .wrapping_mul(0x0000_0100_0000_01b3)
-            .rotate_left(29);
-    });
-    h
+    let mut hashes = Vec::new();
+    for_each_hash(text, |h| hashes.push(h));
+    sequence_hash(&hashes)
+}
+
+/// [`text_hash`] of a text whose word hashes are known.
+pub fn sequence_hash(word_hashes: &[u64]) -> u64 {
+    word_hashes.iter().fold(0x9e37_79b9_7f4a_7c15, |h, &w| {
+        (h ^ w).wrapping_mul(0x0000_0100_0000_01b3).rotate_left(29)
+    })
 }
 
 #[cfg(test)]
