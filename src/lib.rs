@@ -4,7 +4,8 @@
 //! [`normalize`] decides which URLs are one page, [`eligibility`] decides which pages may
 //! carry or receive a link, [`neighbors`] ranks similar pages, [`links`] subtracts the links
 //! that already exist, [`rank`] orders the candidate links with link-graph evidence
-//! and a budget, and [`workbook`] writes the result. [`run`] wires them together;
+//! and a budget, [`passage`] finds where in a source a link fits and with which words,
+//! and [`workbook`] writes the result. [`run`] wires them together;
 //! [`report`] accounts for every input row. [`settings`] reads a client's `linkgap.toml`;
 //! [`watch`] runs the pipeline on every complete set dropped into an inbox.
 
@@ -19,6 +20,7 @@ pub mod inspect;
 pub mod links;
 pub mod neighbors;
 pub mod normalize;
+pub mod passage;
 pub mod progress;
 pub mod rank;
 pub mod report;

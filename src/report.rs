@@ -15,6 +15,8 @@ pub enum Role {
     Internal,
     /// An earlier linkgap workbook's Queue or History.
     Review,
+    /// Custom Extraction: each page's main content as inner HTML or text.
+    PageText,
 }
 
 impl fmt::Display for Role {
@@ -24,6 +26,7 @@ impl fmt::Display for Role {
             Role::Inlinks => "All Inlinks",
             Role::Internal => "Internal: All",
             Role::Review => "earlier review",
+            Role::PageText => "page text",
         })
     }
 }

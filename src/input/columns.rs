@@ -250,6 +250,11 @@ impl Header {
         cols
     }
 
+    /// Indices of the columns the alias table mapped.
+    pub fn mapped_indices(&self) -> Vec<usize> {
+        self.map.values().copied().collect()
+    }
+
     /// Name of the column at `index`, for messages.
     pub fn name(&self, index: usize) -> &str {
         self.names.get(index).map_or("", String::as_str)

@@ -40,6 +40,8 @@ pub struct LinkRow<'r> {
     pub follow: Option<bool>,
     /// Raw rel attribute.
     pub rel: &'r str,
+    /// Anchor text (empty for image links and exports without the column).
+    pub anchor: &'r str,
 }
 
 impl LinkRow<'_> {
@@ -115,6 +117,7 @@ pub fn read(
     let path_col = header.get(Col::LinkPath);
     let follow_col = header.get(Col::Follow);
     let rel_col = header.get(Col::Rel);
+    let anchor_col = header.get(Col::Anchor);
     table.rows(report, stats, &mut |report, row, record: &StringRecord| {
         let type_text = cell(record, type_col);
         let kind = if type_col.is_some() {
@@ -154,6 +157,7 @@ pub fn read(
             path: cell(record, path_col),
             follow,
             rel: cell(record, rel_col),
+            anchor: cell(record, anchor_col),
         };
         visit(report, stats, &link);
     })

@@ -1,12 +1,13 @@
 //! Input: reading Screaming Frog exports of every era into typed rows. This module owns file
 //! containers and encodings (`source`), header rows and column aliases (`columns`), and one
-//! reader per role (`embeddings`, `inlinks`, `internal`). Readers report bad rows to the
+//! reader per role (`embeddings`, `inlinks`, `internal`, `page_text`). Readers report bad rows to the
 //! [`Report`](crate::report::Report) and go on; only an unreadable file is an error.
 
 pub mod columns;
 pub mod embeddings;
 pub mod inlinks;
 pub mod internal;
+pub mod page_text;
 pub mod source;
 
 use std::fmt;
@@ -168,6 +169,10 @@ impl Table {
         }
         if self.header.is_internal() {
             roles.push(Role::Internal);
+        }
+        // A Custom JavaScript export has the same numbered columns: vectors win.
+        if roles.is_empty() && page_text::is_page_text(&self.header) {
+            roles.push(Role::PageText);
         }
         Ok(roles)
     }

@@ -1,0 +1,285 @@
+//! Held-out measure of passage and anchor suggestions on a crawl folder (issue 16):
+//!
+//!     cargo run --release --example passage_eval -- FOLDER [SEED]
+//!
+//! FOLDER holds `custom_extraction_all.csv` (inner HTML), `all_inlinks.csv` and
+//! `internal_all.csv`. A seeded 10% of the source → destination pairs with a Content link are
+//! removed: their `<a>` elements are unwrapped in the source's blocks (their words stay) and
+//! their anchors are not evidence. For each, `suggest` must find the block that held the link
+//! (passage hit) and an anchor sharing a word with the real one (anchor overlap). The
+//! baseline is the block with the best plain BM25 against the destination's title and H1.
+//! Nothing here runs in the test suite: it reads a real crawl.
+
+use std::collections::{HashMap, HashSet};
+use std::hash::{DefaultHasher, Hash, Hasher};
+use std::path::Path;
+use std::time::Instant;
+
+use linkgap::input::columns::Col;
+use linkgap::input::{Table, cell, inlinks, page_text};
+use linkgap::normalize::{Rules, normalize};
+use linkgap::passage::text::words;
+use linkgap::passage::{
+    Block, Query, SiteStats, StatsBuilder, Target, TemplateRules, resolve_href, split,
+};
+use linkgap::report::Report;
+use url::Url;
+
+struct Link {
+    source: String,
+    destination: String,
+    anchor: String,
+    content: bool,
+}
+
+fn norm(u: &str) -> String {
+    normalize(u, &Rules::default()).unwrap_or_else(|_| u.to_string())
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let dir = Path::new(args.get(1).expect("usage: passage_eval FOLDER [SEED]"));
+    let seed: u64 = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(1);
+    let mut report = Report::new();
+
+    // Titles and H1s.
+    let internal = Table::open(&dir.join("internal_all.csv")).unwrap();
+    let h = internal.header();
+    let (addr, title, h1) = (h.get(Col::Address), h.get(Col::Title), h.find("H1-1"));
+    let stats_i = report.file("internal", linkgap::report::Role::Internal);
+    let mut pages: HashMap<String, (String, String)> = HashMap::new();
+    internal
+        .rows(&mut report, stats_i, &mut |_, _, r| {
+            pages.insert(
+                norm(cell(r, addr)),
+                (cell(r, title).to_string(), cell(r, h1).to_string()),
+            );
+        })
+        .unwrap();
+
+    // Hyperlinks.
+    let mut links: Vec<Link> = Vec::new();
+    let table = Table::open(&dir.join("all_inlinks.csv")).unwrap();
+    inlinks::read(&table, &mut report, &mut |_, _, l| {
+        if l.kind == inlinks::LinkKind::Hyperlink {
+            links.push(Link {
+                source: norm(l.source),
+                destination: norm(l.destination),
+                anchor: l.anchor.to_string(),
+                content: l.position == "Content",
+            });
+        }
+    })
+    .unwrap();
+    let removed: HashSet<(String, String)> = links
+        .iter()
+        .filter(|l| l.content && l.source != l.destination)
+        .map(|l| (l.source.clone(), l.destination.clone()))
+        .collect::<HashSet<_>>()
+        .into_iter()
+        .filter(|p| {
+            let mut hasher = DefaultHasher::new();
+            (seed, p).hash(&mut hasher);
+            hasher.finish() % 10 == 0
+        })
+        .collect();
+    let mut anchors: HashMap<String, HashMap<String, u32>> = HashMap::new();
+    for l in &links {
+        let pair = (l.source.clone(), l.destination.clone());
+        if l.source != l.destination && !removed.contains(&pair) && !l.anchor.is_empty() {
+            *anchors
+                .entry(l.destination.clone())
+                .or_default()
+                .entry(l.anchor.clone())
+                .or_default() += 1;
+        }
+    }
+
+    // Page text: blocks and site statistics in one pass, timed.
+    let table = Table::open(&dir.join("custom_extraction_all.csv")).unwrap();
+    let mut blocks_of: HashMap<String, Vec<Block>> = HashMap::new();
+    let mut builder = StatsBuilder::new();
+    let mut bytes = 0usize;
+    let started = Instant::now();
+    page_text::read(&table, None, &mut report, &mut |_, _, p| {
+        bytes += p.text.len();
+        let blocks = split(p.text, p.format);
+        builder.add_page(&blocks);
+        blocks_of.insert(norm(p.address), blocks);
+    })
+    .unwrap();
+    for (t, _) in pages.values() {
+        builder.add_title(t);
+    }
+    let stats = builder.finish(&TemplateRules::default());
+    let secs = started.elapsed().as_secs_f64();
+    println!(
+        "page text: {} pages, {:.1} MB, read + split + stats {:.2} s = {:.0} MB/s; {} blocks, {} template texts",
+        blocks_of.len(),
+        bytes as f64 / 1e6,
+        secs,
+        bytes as f64 / 1e6 / secs,
+        stats.blocks,
+        stats.template_blocks()
+    );
+
+    evaluate(&removed, &pages, &anchors, &blocks_of, &stats);
+}
+
+fn shares_word(a: &str, b: &str) -> bool {
+    let aw: HashSet<u64> = words(a)
+        .iter()
+        .filter(|w| !w.stop)
+        .map(|w| w.hash)
+        .collect();
+    words(b).iter().any(|w| !w.stop && aw.contains(&w.hash))
+}
+
+#[derive(Default)]
+struct Tally {
+    suggested: u32,
+    hit: u32,
+    anchor: u32,
+    anchor_exact: u32,
+}
+
+fn evaluate(
+    removed: &HashSet<(String, String)>,
+    pages: &HashMap<String, (String, String)>,
+    anchors: &HashMap<String, HashMap<String, u32>>,
+    blocks_of: &HashMap<String, Vec<Block>>,
+    stats: &SiteStats,
+) {
+    let (mut pairs, mut no_block) = (0u32, 0u32);
+    let (mut ours, mut base) = (Tally::default(), Tally::default());
+    let mut reasons: HashMap<String, u32> = HashMap::new();
+    let mut sorted: Vec<&(String, String)> = removed.iter().collect();
+    sorted.sort();
+    for (s, d) in sorted {
+        let (Some(blocks), Some((title, h1))) = (blocks_of.get(s), pages.get(d)) else {
+            continue;
+        };
+        let base_url = Url::parse(s).unwrap();
+        let to_d =
+            |href: &str| resolve_href(&base_url, href).is_some_and(|u| norm(u.as_str()) == *d);
+        // Unwrap the links to D: same text, the links gone; remember where they were.
+        let mut truth = Vec::new();
+        let mut real_anchor = String::new();
+        let mut unwrapped = blocks.clone();
+        for (i, b) in unwrapped.iter_mut().enumerate() {
+            let before = b.links.len();
+            for l in b.links.iter().filter(|l| to_d(&l.href)) {
+                real_anchor.push_str(&b.text[l.range.clone()]);
+                real_anchor.push(' ');
+            }
+            b.links.retain(|l| !to_d(&l.href));
+            if b.links.len() != before {
+                truth.push(i);
+            }
+        }
+        if truth.is_empty() {
+            no_block += 1;
+            continue;
+        }
+        pairs += 1;
+        let target = Target {
+            title: title.clone(),
+            h1: h1.clone(),
+            anchors: anchors
+                .get(d)
+                .map(|m| m.iter().map(|(a, n)| (a.clone(), *n)).collect())
+                .unwrap_or_default(),
+        };
+        let tally = |t: &mut Tally, block: usize, anchor: Option<&str>| {
+            t.suggested += 1;
+            t.hit += u32::from(truth.contains(&block));
+            if let Some(a) = anchor {
+                t.anchor += u32::from(shares_word(a, &real_anchor));
+                t.anchor_exact += u32::from(a.eq_ignore_ascii_case(real_anchor.trim()));
+            }
+        };
+        match Query::new(&target, stats).suggest(&unwrapped, stats, &to_d) {
+            Ok(sug) => {
+                if !truth.contains(&sug.block) && std::env::var_os("SHOW_MISSES").is_some() {
+                    let cut = |t: &str| t.chars().take(160).collect::<String>();
+                    println!(
+                        "MISS {d}\n  title {title:?} anchors {:?}\n  chose #{} {:?} {:.3}: {}\n  truth #{:?} {:?}: {}",
+                        target.anchors.iter().take(4).collect::<Vec<_>>(),
+                        sug.block,
+                        sug.kind,
+                        sug.score,
+                        cut(&sug.text),
+                        truth,
+                        unwrapped[truth[0]].kind,
+                        cut(&unwrapped[truth[0]].text)
+                    );
+                }
+                tally(
+                    &mut ours,
+                    sug.block,
+                    sug.anchor.as_ref().map(|a| a.1.as_str()),
+                );
+            }
+            Err(e) => {
+                *reasons
+                    .entry(format!("{e:?}").split(' ').next().unwrap_or("").to_string())
+                    .or_default() += 1
+            }
+        }
+        // Baseline: plain BM25 against title + H1, no phrases, no kinds, no exclusions.
+        let plain = Target {
+            title: title.clone(),
+            h1: h1.clone(),
+            anchors: Vec::new(),
+        };
+        if let Some((block, anchor)) = baseline(&unwrapped, &plain, stats) {
+            tally(&mut base, block, anchor.as_deref());
+        }
+    }
+    let pct = |n: u32| 100.0 * f64::from(n) / f64::from(pairs.max(1));
+    println!("removed pairs: {pairs} scored ({no_block} with no link in the extracted text)");
+    for (name, t) in [("linkgap", &ours), ("baseline BM25 title+H1", &base)] {
+        println!(
+            "{name:>24}: coverage {:.1}%  passage hit {:.1}%  anchor overlap {:.1}%  anchor exact {:.1}%",
+            pct(t.suggested),
+            pct(t.hit),
+            pct(t.anchor),
+            pct(t.anchor_exact)
+        );
+    }
+    println!("no suggestion: {reasons:?}");
+}
+
+/// The baseline: the block with the best BM25 of the title and H1 words; its anchor is the
+/// span chosen the same way from title and H1 alone.
+fn baseline(
+    blocks: &[Block],
+    plain: &Target,
+    stats: &SiteStats,
+) -> Option<(usize, Option<String>)> {
+    let q: HashSet<u64> = words(&format!("{} {}", plain.title, plain.h1))
+        .iter()
+        .map(|w| w.hash)
+        .collect();
+    let mut best: Option<(f64, usize)> = None;
+    for (i, b) in blocks.iter().enumerate() {
+        let ws = words(&b.text);
+        let len = ws.len() as f64;
+        let norm = 1.2 * (0.25 + 0.75 * len / stats.avg_len);
+        let score: f64 = q
+            .iter()
+            .map(|h| {
+                let tf = ws.iter().filter(|w| w.hash == *h).count() as f64;
+                stats.idf(*h) * tf * 2.2 / (tf + norm)
+            })
+            .sum();
+        if score > 0.0 && best.is_none_or(|(s, _)| score > s) {
+            best = Some((score, i));
+        }
+    }
+    let (_, i) = best?;
+    let query = Query::new(plain, stats);
+    let ws = words(&blocks[i].text);
+    let anchor = linkgap::passage::anchor::choose(&blocks[i], &ws, query.phrases(), stats);
+    Some((i, anchor.map(|a| a.1)))
+}

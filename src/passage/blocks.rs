@@ -1,0 +1,526 @@
+//! Blocks: a page's text cut into the units a link can sit in (paragraphs, list items,
+//! definition terms and descriptions, table cells, headings, code, quotes), each with its
+//! visible text and the links inside it. HTML goes through html5ever's WHATWG tokenizer
+//! (character references decoded, `<script>`/`<style>` read as raw text and dropped); block
+//! structure is rebuilt with the few implied-end-tag rules that matter for text (`<p>` closed
+//! by a block, `<li>` by `<li>`, cells by cells), so sloppy HTML splits like a browser shows it.
+
+use std::cell::RefCell;
+use std::fmt;
+use std::ops::Range;
+
+use html5ever::tokenizer::states::RawKind;
+use html5ever::tokenizer::{
+    BufferQueue, Tag, TagKind, Token, TokenSink, TokenSinkResult, Tokenizer, TokenizerOpts,
+};
+use html5ever::{LocalName, local_name};
+
+use crate::input::page_text::TextFormat;
+
+/// What kind of element a block is, which says how natural a place for a link it is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum BlockKind {
+    /// `<p>`, or a paragraph of plain text.
+    Paragraph,
+    /// `<li>`.
+    ListItem,
+    /// `<dt>`.
+    Term,
+    /// `<dd>`.
+    Definition,
+    /// `<td>` / `<th>`.
+    Cell,
+    /// `<h1>`–`<h6>`, with its level.
+    Heading(u8),
+    /// `<pre>`.
+    Code,
+    /// `<blockquote>`.
+    Quote,
+    /// `<caption>`, `<figcaption>`, `<summary>`, `<legend>`.
+    Caption,
+    /// Text directly inside another container (`<div>`, `<section>`, …).
+    Other,
+}
+
+impl fmt::Display for BlockKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BlockKind::Paragraph => f.write_str("paragraph"),
+            BlockKind::ListItem => f.write_str("list item"),
+            BlockKind::Term => f.write_str("term"),
+            BlockKind::Definition => f.write_str("definition"),
+            BlockKind::Cell => f.write_str("table cell"),
+            BlockKind::Heading(n) => write!(f, "heading {n}"),
+            BlockKind::Code => f.write_str("code"),
+            BlockKind::Quote => f.write_str("quote"),
+            BlockKind::Caption => f.write_str("caption"),
+            BlockKind::Other => f.write_str("text"),
+        }
+    }
+}
+
+/// A link inside a block.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Link {
+    /// The href as written (character references decoded), relative or absolute.
+    pub href: String,
+    /// Byte range of the link's text within the block text (empty for an image link).
+    pub range: Range<usize>,
+}
+
+/// One block of a page.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Block {
+    /// The element it came from.
+    pub kind: BlockKind,
+    /// Visible text, character references decoded, whitespace collapsed to single spaces.
+    pub text: String,
+    /// Links inside, in order.
+    pub links: Vec<Link>,
+}
+
+impl Block {
+    /// The text of one of this block's links.
+    pub fn link_text(&self, link: &Link) -> &str {
+        self.text.get(link.range.clone()).unwrap_or("")
+    }
+}
+
+/// Split a page's text into blocks: HTML by its elements, plain text by blank lines (or by
+/// lines when it has no blank line).
+pub fn split(text: &str, format: TextFormat) -> Vec<Block> {
+    match format {
+        TextFormat::Html => split_html(text),
+        TextFormat::Plain => split_plain(text),
+    }
+}
+
+/// Plain text ("Extract Text") into paragraphs.
+pub fn split_plain(text: &str) -> Vec<Block> {
+    let text = text.replace("\r\n", "\n");
+    let paragraphs: Vec<&str> = if text.contains("\n\n") {
+        text.split("\n\n").collect()
+    } else {
+        text.split('\n').collect()
+    };
+    paragraphs
+        .into_iter()
+        .filter_map(|p| {
+            let collapsed = p.split_whitespace().collect::<Vec<_>>().join(" ");
+            (!collapsed.is_empty()).then_some(Block {
+                kind: BlockKind::Paragraph,
+                text: collapsed,
+                links: Vec::new(),
+            })
+        })
+        .collect()
+}
+
+/// Inner HTML into blocks, in document order. Text of nested blocks is never repeated: the
+/// text of a `<li>` before its inner `<p>` is one block, the `<p>` another.
+pub fn split_html(html: &str) -> Vec<Block> {
+    let tokenizer = Tokenizer::new(
+        Sink(RefCell::new(Builder::default())),
+        TokenizerOpts::default(),
+    );
+    let queue = BufferQueue::default();
+    queue.push_back(html.into());
+    // The sink never asks for a script to run, so one feed reads everything.
+    let _ = tokenizer.feed(&queue);
+    tokenizer.end();
+    let mut builder = tokenizer.sink.0.into_inner();
+    builder.flush();
+    builder.blocks
+}
+
+/// How a tag acts on the block structure.
+enum Role {
+    /// Starts or ends a block of this kind.
+    Block(BlockKind),
+    /// Starts or ends a container whose own text forms `Other` blocks (`div`, `ul`, `table`…).
+    Container,
+    /// Ends the current block without opening one (`<hr>`).
+    Break,
+    /// Its content is not visible text (`script`, `style`, `svg`…).
+    Hidden,
+    /// A line break inside a block: a space.
+    Space,
+    /// A link.
+    Anchor,
+    /// Anything else (inline formatting): no effect.
+    Inline,
+}
+
+fn role(name: &LocalName) -> Role {
+    match *name {
+        local_name!("p") => Role::Block(BlockKind::Paragraph),
+        local_name!("li") => Role::Block(BlockKind::ListItem),
+        local_name!("dt") => Role::Block(BlockKind::Term),
+        local_name!("dd") => Role::Block(BlockKind::Definition),
+        local_name!("td") | local_name!("th") => Role::Block(BlockKind::Cell),
+        local_name!("h1") => Role::Block(BlockKind::Heading(1)),
+        local_name!("h2") => Role::Block(BlockKind::Heading(2)),
+        local_name!("h3") => Role::Block(BlockKind::Heading(3)),
+        local_name!("h4") => Role::Block(BlockKind::Heading(4)),
+        local_name!("h5") => Role::Block(BlockKind::Heading(5)),
+        local_name!("h6") => Role::Block(BlockKind::Heading(6)),
+        local_name!("pre") | local_name!("listing") | local_name!("xmp") => {
+            Role::Block(BlockKind::Code)
+        }
+        local_name!("blockquote") => Role::Block(BlockKind::Quote),
+        local_name!("caption")
+        | local_name!("figcaption")
+        | local_name!("summary")
+        | local_name!("legend") => Role::Block(BlockKind::Caption),
+        local_name!("div")
+        | local_name!("section")
+        | local_name!("article")
+        | local_name!("aside")
+        | local_name!("header")
+        | local_name!("footer")
+        | local_name!("nav")
+        | local_name!("main")
+        | local_name!("ul")
+        | local_name!("ol")
+        | local_name!("dl")
+        | local_name!("menu")
+        | local_name!("table")
+        | local_name!("thead")
+        | local_name!("tbody")
+        | local_name!("tfoot")
+        | local_name!("tr")
+        | local_name!("figure")
+        | local_name!("form")
+        | local_name!("fieldset")
+        | local_name!("address")
+        | local_name!("details")
+        | local_name!("center")
+        | local_name!("body")
+        | local_name!("html") => Role::Container,
+        local_name!("hr") => Role::Break,
+        local_name!("script")
+        | local_name!("style")
+        | local_name!("noscript")
+        | local_name!("template")
+        | local_name!("svg")
+        | local_name!("math")
+        | local_name!("iframe")
+        | local_name!("object")
+        | local_name!("select")
+        | local_name!("textarea")
+        | local_name!("head")
+        | local_name!("title")
+        | local_name!("button") => Role::Hidden,
+        local_name!("br") | local_name!("img") | local_name!("wbr") => Role::Space,
+        local_name!("a") => Role::Anchor,
+        _ => Role::Inline,
+    }
+}
+
+/// An element on the open-element stack (only block and container elements are kept).
+struct Open {
+    name: LocalName,
+    kind: Option<BlockKind>,
+}
+
+/// The block structure being rebuilt from tokens.
+#[derive(Default)]
+struct Builder {
+    blocks: Vec<Block>,
+    stack: Vec<Open>,
+    text: String,
+    links: Vec<Link>,
+    /// A space is owed before the next visible character.
+    space: bool,
+    /// The open link's href, and where its text starts (`None` until its first character).
+    link: Option<(String, Option<usize>)>,
+    /// Depth inside hidden elements.
+    hidden: Vec<LocalName>,
+}
+
+impl Builder {
+    /// The kind of the block text is being added to: the innermost open block.
+    fn kind(&self) -> BlockKind {
+        self.stack
+            .iter()
+            .rev()
+            .find_map(|o| o.kind)
+            .unwrap_or(BlockKind::Other)
+    }
+
+    fn push_text(&mut self, chunk: &str) {
+        if !self.hidden.is_empty() {
+            return;
+        }
+        for c in chunk.chars() {
+            if c.is_whitespace() {
+                self.space = true;
+                continue;
+            }
+            if self.space && !self.text.is_empty() {
+                self.text.push(' ');
+            }
+            self.space = false;
+            if let Some((_, start @ None)) = &mut self.link {
+                *start = Some(self.text.len());
+            }
+            self.text.push(c);
+        }
+    }
+
+    fn close_link(&mut self) {
+        if let Some((href, start)) = self.link.take() {
+            let end = self.text.len();
+            let start = start.unwrap_or(end);
+            self.links.push(Link {
+                href,
+                range: start..end,
+            });
+        }
+    }
+
+    /// End the current block; a link still open continues in the next one.
+    fn flush(&mut self) {
+        let open_link = self.link.as_ref().map(|(href, _)| href.clone());
+        self.close_link();
+        if !self.text.is_empty() {
+            let kind = self.kind();
+            self.blocks.push(Block {
+                kind,
+                text: std::mem::take(&mut self.text),
+                links: std::mem::take(&mut self.links),
+            });
+        }
+        self.text.clear();
+        self.links.clear();
+        self.space = false;
+        self.link = open_link.map(|href| (href, None));
+    }
+
+    /// Pop the stack down to and including the innermost `name`, if it is open below any of
+    /// `stop` (a list item is not closed by a nested list's item).
+    fn close(&mut self, names: &[LocalName], stop: &[LocalName]) {
+        for i in (0..self.stack.len()).rev() {
+            let name = &self.stack[i].name;
+            if names.contains(name) {
+                self.stack.truncate(i);
+                return;
+            }
+            if stop.contains(name) {
+                return;
+            }
+        }
+    }
+
+    /// The end tags a start tag implies, per the HTML parsing rules that matter for text.
+    fn implied_ends(&mut self, name: &LocalName) {
+        let p = [local_name!("p")];
+        match *name {
+            local_name!("li") => {
+                self.close(
+                    &[local_name!("li")],
+                    &[local_name!("ul"), local_name!("ol")],
+                );
+            }
+            local_name!("dt") | local_name!("dd") => {
+                self.close(
+                    &[local_name!("dt"), local_name!("dd")],
+                    &[local_name!("dl")],
+                );
+            }
+            local_name!("td") | local_name!("th") => self.close(
+                &[local_name!("td"), local_name!("th")],
+                &[local_name!("tr"), local_name!("table")],
+            ),
+            local_name!("tr") => self.close(&[local_name!("tr")], &[local_name!("table")]),
+            _ => {}
+        }
+        // A block start closes an open paragraph (`<p>` cannot contain blocks).
+        if self.stack.last().is_some_and(|o| p.contains(&o.name)) {
+            self.stack.pop();
+        }
+    }
+
+    fn tag(&mut self, tag: &Tag) -> TokenSinkResult<()> {
+        let start = tag.kind == TagKind::StartTag;
+        let role = role(&tag.name);
+        if let Role::Hidden = role {
+            if start && !tag.self_closing {
+                self.hidden.push(tag.name.clone());
+                return match tag.name {
+                    local_name!("script") => TokenSinkResult::RawData(RawKind::ScriptData),
+                    local_name!("style")
+                    | local_name!("noscript")
+                    | local_name!("iframe")
+                    | local_name!("xmp") => TokenSinkResult::RawData(RawKind::Rawtext),
+                    local_name!("textarea") | local_name!("title") => {
+                        TokenSinkResult::RawData(RawKind::Rcdata)
+                    }
+                    _ => TokenSinkResult::Continue,
+                };
+            }
+            if !start && let Some(i) = self.hidden.iter().rposition(|n| *n == tag.name) {
+                self.hidden.truncate(i);
+            }
+            return TokenSinkResult::Continue;
+        }
+        if !self.hidden.is_empty() {
+            return TokenSinkResult::Continue;
+        }
+        match role {
+            Role::Block(kind) => {
+                self.flush();
+                if start {
+                    self.implied_ends(&tag.name);
+                    if !tag.self_closing {
+                        self.stack.push(Open {
+                            name: tag.name.clone(),
+                            kind: Some(kind),
+                        });
+                    }
+                } else {
+                    self.close(std::slice::from_ref(&tag.name), &[]);
+                }
+            }
+            Role::Container => {
+                self.flush();
+                if start {
+                    self.implied_ends(&tag.name);
+                    self.stack.push(Open {
+                        name: tag.name.clone(),
+                        kind: None,
+                    });
+                } else {
+                    self.close(std::slice::from_ref(&tag.name), &[]);
+                }
+            }
+            Role::Break => self.flush(),
+            Role::Space => self.space = true,
+            Role::Anchor => {
+                self.close_link();
+                if start {
+                    let href = tag
+                        .attrs
+                        .iter()
+                        .find(|a| a.name.local == local_name!("href"))
+                        .map(|a| a.value.trim().to_string());
+                    self.link = href.map(|h| (h, None));
+                }
+            }
+            Role::Hidden | Role::Inline => {}
+        }
+        TokenSinkResult::Continue
+    }
+}
+
+struct Sink(RefCell<Builder>);
+
+impl TokenSink for Sink {
+    type Handle = ();
+
+    fn process_token(&self, token: Token, _line: u64) -> TokenSinkResult<()> {
+        let mut b = self.0.borrow_mut();
+        match token {
+            Token::TagToken(tag) => b.tag(&tag),
+            Token::CharacterTokens(text) => {
+                b.push_text(&text);
+                TokenSinkResult::Continue
+            }
+            _ => TokenSinkResult::Continue,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn texts(blocks: &[Block]) -> Vec<(BlockKind, &str)> {
+        blocks.iter().map(|b| (b.kind, b.text.as_str())).collect()
+    }
+
+    #[test]
+    fn nested_lists_never_repeat_text() {
+        let b = split_html(
+            "<ul><li>Intro <p>Inner para</p> tail<ul><li>deep</li></ul></li><li>two</ul>",
+        );
+        assert_eq!(
+            texts(&b),
+            vec![
+                (BlockKind::ListItem, "Intro"),
+                (BlockKind::Paragraph, "Inner para"),
+                (BlockKind::ListItem, "tail"),
+                (BlockKind::ListItem, "deep"),
+                (BlockKind::ListItem, "two"),
+            ]
+        );
+    }
+
+    #[test]
+    fn unclosed_items_cells_and_paragraphs_close_like_a_browser() {
+        let b = split_html(
+            "<p>one<p>two<div>three</div><dl><dt>T<dd>D</dl>\
+             <table><tr><th>H<td>a<td>b<tr><td>c</table><h2>Title <span>x</span></h2>",
+        );
+        assert_eq!(
+            texts(&b),
+            vec![
+                (BlockKind::Paragraph, "one"),
+                (BlockKind::Paragraph, "two"),
+                (BlockKind::Other, "three"),
+                (BlockKind::Term, "T"),
+                (BlockKind::Definition, "D"),
+                (BlockKind::Cell, "H"),
+                (BlockKind::Cell, "a"),
+                (BlockKind::Cell, "b"),
+                (BlockKind::Cell, "c"),
+                (BlockKind::Heading(2), "Title x"),
+            ]
+        );
+    }
+
+    #[test]
+    fn entities_whitespace_and_hidden_text() {
+        let b = split_html(
+            "<div><script>if (a < b) { x = \"</div>\"; }</script><style>p{}</style>\
+             <p>caf&eacute; &amp;&#233;&nbsp;x\n\t  y&lt;z</p><!-- <p>gone</p> --><pre>a  b\n c</pre></div>",
+        );
+        assert_eq!(
+            texts(&b),
+            vec![
+                (BlockKind::Paragraph, "café &é x y<z"),
+                (BlockKind::Code, "a b c"),
+            ]
+        );
+    }
+
+    #[test]
+    fn links_keep_href_and_text_range() {
+        let b = split_html(
+            "<p>See <a href=\"a.html?x=1&amp;y=2#s\"> the <em>guide</em> </a>, then \
+             <a href='/b'><img src=i.png></a><a name=x>not a link</a>.</p>",
+        );
+        assert_eq!(b.len(), 1);
+        let block = &b[0];
+        assert_eq!(block.text, "See the guide , then not a link.");
+        assert_eq!(block.links.len(), 2);
+        assert_eq!(block.links[0].href, "a.html?x=1&y=2#s");
+        assert_eq!(block.link_text(&block.links[0]), "the guide");
+        assert_eq!(block.links[1].href, "/b");
+        assert_eq!(block.link_text(&block.links[1]), "");
+    }
+
+    #[test]
+    fn plain_text_paragraphs() {
+        let b = split_plain("First  para\nstill first.\r\n\r\nSecond.\n\n\n");
+        assert_eq!(
+            texts(&b),
+            vec![
+                (BlockKind::Paragraph, "First para still first."),
+                (BlockKind::Paragraph, "Second."),
+            ]
+        );
+        let lines = split_plain("one\ntwo");
+        assert_eq!(lines.len(), 2);
+    }
+}

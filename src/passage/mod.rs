@@ -1,0 +1,22 @@
+//! Passage: where in a source page a link to a destination fits, and with which words. This
+//! module owns splitting page text into blocks (`blocks`), the word tokenizer (`text`), the
+//! site-wide statistics built in one streaming pass (`stats`: BM25 document frequencies,
+//! template blocks, site-name title parts), the scoring of a source's blocks for one
+//! destination (`score`) and the choice of the anchor span (`anchor`). It reads no file and
+//! knows no URL rules: the caller streams page text in (see `input::page_text`) and says which
+//! hrefs point at the destination.
+//!
+//! Use: build a [`StatsBuilder`] over every page ([`StatsBuilder::add_page`] with
+//! [`split`]'s blocks, [`StatsBuilder::add_title`] with every title), `finish` it, then for
+//! each destination build a [`Query`] from its [`Target`] and call [`Query::suggest`] with the
+//! blocks of each candidate source.
+
+pub mod anchor;
+pub mod blocks;
+pub mod score;
+pub mod stats;
+pub mod text;
+
+pub use blocks::{Block, BlockKind, Link, split, split_html, split_plain};
+pub use score::{FLOOR, NoPlace, Query, Suggestion, Target, resolve_href, suggest};
+pub use stats::{SiteStats, StatsBuilder, TemplateRules};

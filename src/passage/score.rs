@@ -1,0 +1,486 @@
+//! Scoring the blocks of a source page S as places for a link to a destination D.
+//!
+//! D is described by its phrases: the anchor texts other pages already use for it (weighted
+//! by how often), its title (whole, and split at separators such as ` | ` or `. `, leading
+//! section numbers dropped) and its H1. A block scores BM25 over the site's blocks with the
+//! phrases' words as the query (stop words down-weighted), plus a bonus when it contains a
+//! whole phrase as a word sequence, worth the phrase's weight times the rarity of its words.
+//! The kind of block scales the score (headings, code, other containers are weak places).
+//! A block that already links to D, or a template block, is no place. The score is scaled by
+//! what a block holding D's best phrase would get, so a floor means the same on every site.
+
+use std::fmt;
+use std::ops::Range;
+
+use url::Url;
+
+use super::anchor::{self, is_generic};
+use super::blocks::{Block, BlockKind};
+use super::stats::SiteStats;
+use super::text::{Word, words};
+
+/// BM25 term saturation.
+const K1: f64 = 1.2;
+/// BM25 length normalization.
+const B: f64 = 0.75;
+/// Query weight of a stop word, relative to the phrase it comes from.
+const STOP_WEIGHT: f64 = 0.1;
+/// Weight of a whole-phrase match against the BM25 part.
+const PHRASE_BONUS: f64 = 2.0;
+/// Below this passage score there is no natural place.
+pub const FLOOR: f64 = 0.05;
+/// Separators that cut a title into its parts (site name, section number, chapter).
+const TITLE_SEPARATORS: &[&str] = &[" | ", " - ", " – ", " — ", ": ", " · ", " :: ", " / ", ". "];
+
+/// What is known about a destination page.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Target {
+    /// Title 1.
+    pub title: String,
+    /// H1-1.
+    pub h1: String,
+    /// Anchor texts other pages use to link to it, with how many links use each.
+    pub anchors: Vec<(String, u32)>,
+}
+
+/// One phrase that names the destination.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Phrase {
+    /// Its words' hashes, in order.
+    pub words: Vec<u64>,
+    /// Which are stop words.
+    pub stop: Vec<bool>,
+    /// How much it says about the destination, 0–1.
+    pub weight: f64,
+    /// The rarity of its non-stop words (sum of their idf).
+    pub rarity: f64,
+}
+
+/// A destination prepared for scoring: its phrases and query words. Build it once per
+/// destination and score as many sources as needed.
+#[derive(Debug, Clone)]
+pub struct Query {
+    phrases: Vec<Phrase>,
+    /// (word hash, query weight × idf).
+    terms: Vec<(u64, f64)>,
+    /// The score of an ideal place, to scale scores to 0–1.
+    ideal: f64,
+}
+
+/// A suggested place for the link.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Suggestion {
+    /// Index of the block in the source's blocks.
+    pub block: usize,
+    /// The block's text.
+    pub text: String,
+    /// The block's kind.
+    pub kind: BlockKind,
+    /// Passage score, 0–1.
+    pub score: f64,
+    /// The suggested anchor: its byte range in `text` and its words.
+    pub anchor: Option<(Range<usize>, String)>,
+}
+
+/// Why no place was suggested.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum NoPlace {
+    /// The source page has no text.
+    NoText,
+    /// Nothing names the destination: no title, H1 or usable anchor.
+    NothingNamesTarget,
+    /// Every block with text already links to the destination or is template.
+    NoFreeBlock,
+    /// The best block scored below the floor.
+    BelowFloor {
+        /// The best score found.
+        best: f64,
+    },
+}
+
+impl fmt::Display for NoPlace {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            NoPlace::NoText => f.write_str("no page text for the source"),
+            NoPlace::NothingNamesTarget => {
+                f.write_str("no title, H1 or anchor text names the destination")
+            }
+            NoPlace::NoFreeBlock => f.write_str(
+                "no natural place found: every block links to the destination already or is template",
+            ),
+            NoPlace::BelowFloor { best } => write!(
+                f,
+                "no natural place found (best passage score {best:.2}, floor {FLOOR:.2})"
+            ),
+        }
+    }
+}
+
+/// Resolve an href as written in a page against the page's URL; `None` for a `mailto:` or
+/// `javascript:` link or one that does not parse. The fragment is dropped.
+pub fn resolve_href(base: &Url, href: &str) -> Option<Url> {
+    let mut url = base.join(href.trim()).ok()?;
+    if !matches!(url.scheme(), "http" | "https") {
+        return None;
+    }
+    url.set_fragment(None);
+    Some(url)
+}
+
+/// A title's parts between separators, leading section numbers dropped ("2.6. Joins
+/// Between Tables" → "Joins Between Tables"); a title with no separator is its one part.
+pub fn title_parts(title: &str) -> Vec<String> {
+    let mut pieces = vec![title.to_string()];
+    for sep in TITLE_SEPARATORS {
+        pieces = pieces
+            .iter()
+            .flat_map(|p| p.split(sep).map(str::to_string).collect::<Vec<_>>())
+            .collect();
+    }
+    pieces
+        .iter()
+        .map(|p| {
+            p.trim()
+                .trim_start_matches(|c: char| c.is_ascii_digit() || c == '.' || c == ' ')
+                .trim()
+                .to_string()
+        })
+        .filter(|p| !p.is_empty())
+        .collect()
+}
+
+/// The phrases of a title or H1: the parts that are not site furniture (a part many titles
+/// share, such as the site name), each, and together.
+fn title_phrases(title: &str, stats: &SiteStats) -> Vec<String> {
+    let kept: Vec<String> = title_parts(title)
+        .into_iter()
+        .filter(|p| !stats.is_common_title_part(p))
+        .collect();
+    let mut out = Vec::with_capacity(kept.len() + 1);
+    if kept.len() > 1 {
+        out.push(kept.join(" "));
+    }
+    out.extend(kept);
+    out
+}
+
+impl Query {
+    /// Prepare a destination. Generic anchors ("click here") and phrases without a word that
+    /// is not a stop word or a number are left out.
+    pub fn new(target: &Target, stats: &SiteStats) -> Query {
+        let mut texts: Vec<(String, f64)> = Vec::new();
+        for part in title_phrases(&target.title, stats)
+            .into_iter()
+            .chain(title_phrases(&target.h1, stats))
+        {
+            texts.push((part, 1.0));
+        }
+        let most = target.anchors.iter().map(|a| a.1).max().unwrap_or(1).max(1);
+        for (text, count) in &target.anchors {
+            if is_generic(text) {
+                continue;
+            }
+            let share = (f64::from(*count)).ln_1p() / f64::from(most).ln_1p();
+            texts.push((text.clone(), 0.6 + 0.4 * share));
+        }
+        let mut phrases: Vec<Phrase> = Vec::new();
+        for (text, weight) in texts {
+            let ws = words(&text);
+            let meaningful = ws
+                .iter()
+                .any(|w| !w.stop && !text[w.range.clone()].bytes().all(|b| b.is_ascii_digit()));
+            if !meaningful {
+                continue;
+            }
+            let hashes: Vec<u64> = ws.iter().map(|w| w.hash).collect();
+            if let Some(p) = phrases.iter_mut().find(|p| p.words == hashes) {
+                p.weight = p.weight.max(weight);
+                continue;
+            }
+            let rarity = ws
+                .iter()
+                .filter(|w| !w.stop)
+                .map(|w| stats.idf(w.hash))
+                .sum();
+            phrases.push(Phrase {
+                stop: ws.iter().map(|w| w.stop).collect(),
+                words: hashes,
+                weight,
+                rarity,
+            });
+        }
+        let mut terms: Vec<(u64, f64)> = Vec::new();
+        for p in &phrases {
+            for (&h, &stop) in p.words.iter().zip(&p.stop) {
+                let w = p.weight * if stop { STOP_WEIGHT } else { 1.0 } * stats.idf(h);
+                match terms.iter_mut().find(|t| t.0 == h) {
+                    Some(t) => t.1 = t.1.max(w),
+                    None => terms.push((h, w)),
+                }
+            }
+        }
+        let best_phrase = phrases
+            .iter()
+            .map(|p| p.weight * p.rarity)
+            .fold(0.0, f64::max);
+        let ideal = terms.iter().map(|t| t.1).sum::<f64>() + PHRASE_BONUS * best_phrase;
+        Query {
+            phrases,
+            terms,
+            ideal,
+        }
+    }
+
+    /// The destination's phrases.
+    pub fn phrases(&self) -> &[Phrase] {
+        &self.phrases
+    }
+
+    /// The unscaled score of one block with its words.
+    fn raw(&self, block: &Block, ws: &[Word], stats: &SiteStats) -> f64 {
+        let len = ws.len() as f64;
+        let norm = K1 * (1.0 - B + B * len / stats.avg_len.max(1.0));
+        let mut bm25 = 0.0;
+        for &(h, weight) in &self.terms {
+            let tf = ws.iter().filter(|w| w.hash == h).count() as f64;
+            if tf > 0.0 {
+                bm25 += weight * tf * (K1 + 1.0) / (tf + norm);
+            }
+        }
+        let hashes: Vec<u64> = ws.iter().map(|w| w.hash).collect();
+        let phrase = self
+            .phrases
+            .iter()
+            .filter(|p| {
+                hashes
+                    .windows(p.words.len())
+                    .any(|win| win == p.words.as_slice())
+            })
+            .map(|p| p.weight * p.rarity)
+            .fold(0.0, f64::max);
+        (bm25 + PHRASE_BONUS * phrase) * kind_weight(block.kind)
+    }
+
+    /// The best place in `blocks` (a source page) for a link to this destination.
+    /// `links_to_target` says whether an href written in the source points at the
+    /// destination (resolve it with [`resolve_href`] against the source's URL).
+    pub fn suggest(
+        &self,
+        blocks: &[Block],
+        stats: &SiteStats,
+        links_to_target: &dyn Fn(&str) -> bool,
+    ) -> Result<Suggestion, NoPlace> {
+        if blocks.is_empty() {
+            return Err(NoPlace::NoText);
+        }
+        if self.phrases.is_empty() || self.ideal <= 0.0 {
+            return Err(NoPlace::NothingNamesTarget);
+        }
+        let mut best: Option<(f64, usize, Vec<Word>)> = None;
+        for (i, block) in blocks.iter().enumerate() {
+            if block.links.iter().any(|l| links_to_target(&l.href)) || stats.is_template(block) {
+                continue;
+            }
+            let ws = words(&block.text);
+            if ws.is_empty() {
+                continue;
+            }
+            let score = self.raw(block, &ws, stats) / self.ideal;
+            // Ties go to the first block: a link belongs at the first mention.
+            if best.as_ref().is_none_or(|(s, _, _)| score > *s) {
+                best = Some((score, i, ws));
+            }
+        }
+        let (score, i, ws) = best.ok_or(NoPlace::NoFreeBlock)?;
+        if score < FLOOR {
+            return Err(NoPlace::BelowFloor { best: score });
+        }
+        let block = &blocks[i];
+        Ok(Suggestion {
+            block: i,
+            text: block.text.clone(),
+            kind: block.kind,
+            score: score.min(1.0),
+            anchor: anchor::choose(block, &ws, &self.phrases, stats),
+        })
+    }
+}
+
+/// How natural a place each kind of block is.
+fn kind_weight(kind: BlockKind) -> f64 {
+    match kind {
+        BlockKind::Paragraph | BlockKind::ListItem | BlockKind::Definition | BlockKind::Cell => 1.0,
+        BlockKind::Heading(_) => 0.5,
+        BlockKind::Code => 0.3,
+        BlockKind::Term | BlockKind::Quote | BlockKind::Caption | BlockKind::Other => 0.8,
+    }
+}
+
+/// Score the blocks of a source for a destination: [`Query::new`] then [`Query::suggest`].
+pub fn suggest(
+    blocks: &[Block],
+    target: &Target,
+    stats: &SiteStats,
+    links_to_target: &dyn Fn(&str) -> bool,
+) -> Result<Suggestion, NoPlace> {
+    Query::new(target, stats).suggest(blocks, stats, links_to_target)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::passage::blocks::split_html;
+    use crate::passage::stats::{StatsBuilder, TemplateRules};
+
+    /// A small site: filler pages so that words have document frequencies, and a footer on
+    /// every page.
+    fn site(extra: &[&str]) -> SiteStats {
+        let mut b = StatsBuilder::new();
+        for i in 0..20 {
+            b.add_title(&format!("Page {i} | Example Docs"));
+        }
+        for i in 0..20 {
+            b.add_page(&split_html(&format!(
+                "<p>Filler page {i} about tables and rows and general things.</p>\
+                 <p>Copyright Example Corp, all rights reserved.</p>"
+            )));
+        }
+        for page in extra {
+            b.add_page(&split_html(page));
+        }
+        b.finish(&TemplateRules::default())
+    }
+
+    fn target() -> Target {
+        Target {
+            title: "Table Partitioning | Example Docs".into(),
+            h1: String::new(),
+            anchors: vec![("partitioning".into(), 3), ("click here".into(), 9)],
+        }
+    }
+
+    const SOURCE: &str = "<h2>Partitioning overview</h2>\
+        <p>Rows are stored in tables and general things happen.</p>\
+        <p>Large tables can use table partitioning to split rows by range.</p>\
+        <p>Copyright Example Corp, all rights reserved.</p>";
+
+    #[test]
+    fn picks_the_paragraph_that_names_the_destination_and_its_anchor() {
+        let stats = site(&[SOURCE]);
+        let blocks = split_html(SOURCE);
+        let s = suggest(&blocks, &target(), &stats, &|_| false).unwrap();
+        assert_eq!(s.block, 2);
+        assert_eq!(s.kind, BlockKind::Paragraph);
+        assert!(s.score > FLOOR && s.score <= 1.0, "{}", s.score);
+        let (range, anchor) = s.anchor.unwrap();
+        assert_eq!(anchor, "table partitioning");
+        assert_eq!(&s.text[range], "table partitioning");
+    }
+
+    #[test]
+    fn a_block_that_links_to_the_destination_is_not_a_place() {
+        let html = "<p>Use <a href='part.html#x'>table partitioning</a> for big tables.</p>\
+                    <p>Partitioning by range splits tables.</p>";
+        let stats = site(&[html]);
+        let blocks = split_html(html);
+        let base = Url::parse("https://e.com/docs/a.html").unwrap();
+        let to_d = |href: &str| {
+            resolve_href(&base, href).is_some_and(|u| u.as_str() == "https://e.com/docs/part.html")
+        };
+        let s = suggest(&blocks, &target(), &stats, &to_d).unwrap();
+        assert_eq!(s.block, 1);
+        assert_eq!(s.anchor.unwrap().1, "Partitioning");
+    }
+
+    #[test]
+    fn template_blocks_are_not_places() {
+        let t = Target {
+            title: "Example Corp".into(),
+            ..Target::default()
+        };
+        let html = "<p>Copyright Example Corp, all rights reserved.</p><p>Nothing related.</p>";
+        let stats = site(&[html]);
+        let r = suggest(&split_html(html), &t, &stats, &|_| false);
+        assert!(matches!(r, Err(NoPlace::BelowFloor { .. })), "{r:?}");
+    }
+
+    #[test]
+    fn below_the_floor_there_is_no_place() {
+        let html = "<p>Cooking pasta needs salted water.</p>";
+        let stats = site(&[html]);
+        let r = suggest(&split_html(html), &target(), &stats, &|_| false);
+        assert!(matches!(r, Err(NoPlace::BelowFloor { .. })), "{r:?}");
+        assert!(
+            r.unwrap_err()
+                .to_string()
+                .starts_with("no natural place found")
+        );
+        assert_eq!(
+            suggest(&[], &target(), &stats, &|_| false),
+            Err(NoPlace::NoText)
+        );
+        let nothing = Target {
+            anchors: vec![("read more".into(), 4)],
+            ..Target::default()
+        };
+        assert_eq!(
+            suggest(&split_html(html), &nothing, &stats, &|_| false),
+            Err(NoPlace::NothingNamesTarget)
+        );
+    }
+
+    #[test]
+    fn anchors_avoid_stop_words_generic_text_and_other_links() {
+        let t = Target {
+            title: "The Guide to Vacuum".into(),
+            h1: String::new(),
+            anchors: vec![("vacuum guide".into(), 2)],
+        };
+        let html = "<p>Read <a href='other.html'>the vacuum docs</a> or click here: \
+                    the guide to vacuum explains it.</p>";
+        let stats = site(&[html]);
+        let s = suggest(&split_html(html), &t, &stats, &|_| false).unwrap();
+        let (range, anchor) = s.anchor.unwrap();
+        assert_eq!(anchor, "guide to vacuum");
+        assert!(range.start > s.text.find("click").unwrap());
+    }
+
+    #[test]
+    fn titles_split_at_separators_without_section_numbers() {
+        assert_eq!(
+            title_parts("2.6. Joins Between Tables"),
+            vec!["Joins Between Tables"]
+        );
+        assert_eq!(title_parts("Pricing | Acme"), vec!["Pricing", "Acme"]);
+        let mut b = StatsBuilder::new();
+        for t in [
+            "Pricing | Acme",
+            "About | Acme",
+            "Docs | Acme",
+            "Blog | Acme",
+            "Jobs | Acme",
+        ] {
+            b.add_title(t);
+        }
+        let stats = b.finish(&TemplateRules::default());
+        assert_eq!(title_phrases("Pricing | Acme", &stats), vec!["Pricing"]);
+        assert_eq!(
+            title_phrases("Plans: Team | Acme", &stats),
+            vec!["Plans Team", "Plans", "Team"]
+        );
+    }
+
+    #[test]
+    fn hrefs_resolve_against_the_source() {
+        let base = Url::parse("https://e.com/docs/15/a.html").unwrap();
+        assert_eq!(
+            resolve_href(&base, "b.html#frag").unwrap().as_str(),
+            "https://e.com/docs/15/b.html"
+        );
+        assert_eq!(
+            resolve_href(&base, "../x/").unwrap().as_str(),
+            "https://e.com/docs/x/"
+        );
+        assert!(resolve_href(&base, "mailto:a@e.com").is_none());
+    }
+}

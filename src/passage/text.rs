@@ -1,0 +1,159 @@
+//! Words: the tokenizer shared by the site statistics, the scoring and the anchor choice.
+//! A word is a run of Unicode letters, digits and `_` (so `pg_dump` is one word), compared
+//! lower-cased through a 64-bit hash; a small English stop-word list is down-weighted.
+
+use std::ops::Range;
+
+/// One word of a text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Word {
+    /// Byte range in the text.
+    pub range: Range<usize>,
+    /// Hash of the lower-cased word.
+    pub hash: u64,
+    /// Whether it is a stop word.
+    pub stop: bool,
+}
+
+/// English function words: they carry no topic, so they weigh little in scores and never
+/// start or end a suggested anchor.
+const STOP_WORDS: &[&str] = &[
+    "a", "about", "above", "after", "again", "against", "all", "also", "am", "an", "and", "any",
+    "are", "as", "at", "be", "because", "been", "before", "being", "below", "between", "both",
+    "but", "by", "can", "could", "did", "do", "does", "doing", "down", "during", "each", "either",
+    "etc", "few", "for", "from", "further", "had", "has", "have", "having", "he", "her", "here",
+    "hers", "him", "his", "how", "i", "if", "in", "into", "is", "it", "its", "itself", "just",
+    "may", "me", "might", "more", "most", "must", "my", "no", "nor", "not", "now", "of", "off",
+    "on", "once", "only", "or", "other", "our", "ours", "out", "over", "own", "same", "see",
+    "shall", "she", "should", "so", "some", "such", "than", "that", "the", "their", "them", "then",
+    "there", "these", "they", "this", "those", "through", "to", "too", "under", "until", "up",
+    "upon", "us", "very", "via", "was", "we", "were", "what", "when", "where", "whether", "which",
+    "while", "who", "whom", "why", "will", "with", "would", "you", "your",
+];
+
+/// FNV-1a over the lower-cased UTF-8 of a word: stable across runs and platforms.
+fn hash_lower(word: &str) -> u64 {
+    const OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+    const PRIME: u64 = 0x0000_0100_0000_01b3;
+    let mut h = OFFSET;
+    let mut buf = [0u8; 4];
+    for c in word.chars() {
+        if c.is_ascii() {
+            h ^= u64::from(c.to_ascii_lowercase() as u8);
+            h = h.wrapping_mul(PRIME);
+            continue;
+        }
+        for lc in c.to_lowercase() {
+            for b in lc.encode_utf8(&mut buf).bytes() {
+                h ^= u64::from(b);
+                h = h.wrapping_mul(PRIME);
+            }
+        }
+    }
+    h
+}
+
+/// The hash a word is compared by (case-insensitive).
+pub fn word_hash(word: &str) -> u64 {
+    hash_lower(word)
+}
+
+/// Whether a word (any case) is a stop word.
+pub fn is_stop(word: &str) -> bool {
+    if word.len() > 8 || !word.is_ascii() {
+        return false;
+    }
+    let mut buf = [0u8; 8];
+    let lower = &mut buf[..word.len()];
+    lower.copy_from_slice(word.as_bytes());
+    lower.make_ascii_lowercase();
+    std::str::from_utf8(lower).is_ok_and(|w| STOP_WORDS.binary_search(&w).is_ok())
+}
+
+fn is_word_char(c: char) -> bool {
+    if c.is_ascii() {
+        c.is_ascii_alphanumeric() || c == '_'
+    } else {
+        c.is_alphanumeric()
+    }
+}
+
+/// Call `f` with every word of `text`, in order.
+pub fn for_each_word(text: &str, mut f: impl FnMut(Word)) {
+    for_each_range(text, |range| {
+        let w = &text[range.clone()];
+        f(Word {
+            hash: hash_lower(w),
+            stop: is_stop(w),
+            range,
+        });
+    });
+}
+
+/// Call `f` with the hash of every word of `text`, in order (the statistics' fast path).
+pub fn for_each_hash(text: &str, mut f: impl FnMut(u64)) {
+    for_each_range(text, |range| f(hash_lower(&text[range])));
+}
+
+fn for_each_range(text: &str, mut f: impl FnMut(Range<usize>)) {
+    let mut start = None;
+    for (i, c) in text.char_indices() {
+        match (is_word_char(c), start) {
+            (true, None) => start = Some(i),
+            (false, Some(s)) => {
+                f(s..i);
+                start = None;
+            }
+            _ => {}
+        }
+    }
+    if let Some(s) = start {
+        f(s..text.len());
+    }
+}
+
+/// Every word of `text`.
+pub fn words(text: &str) -> Vec<Word> {
+    let mut out = Vec::new();
+    for_each_word(text, |w| out.push(w));
+    out
+}
+
+/// Hash of a whole text by its words, so case, punctuation and spacing do not matter: the
+/// identity of a block for template detection.
+pub fn text_hash(text: &str) -> u64 {
+    let mut hashes = Vec::new();
+    for_each_hash(text, |h| hashes.push(h));
+    sequence_hash(&hashes)
+}
+
+/// [`text_hash`] of a text whose word hashes are known.
+pub fn sequence_hash(word_hashes: &[u64]) -> u64 {
+    word_hashes.iter().fold(0x9e37_79b9_7f4a_7c15, |h, &w| {
+        (h ^ w).wrapping_mul(0x0000_0100_0000_01b3).rotate_left(29)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stop_list_is_sorted_for_binary_search() {
+        assert!(STOP_WORDS.windows(2).all(|w| w[0] < w[1]));
+    }
+
+    #[test]
+    fn words_are_unicode_runs_compared_without_case() {
+        let text = "Use pg_dump, Café-Owner's 2.6 tools";
+        let w: Vec<&str> = words(text).iter().map(|w| &text[w.range.clone()]).collect();
+        assert_eq!(
+            w,
+            vec!["Use", "pg_dump", "Café", "Owner", "s", "2", "6", "tools"]
+        );
+        assert_eq!(word_hash("CAFÉ"), word_hash("café"));
+        assert!(is_stop("The") && !is_stop("table"));
+        assert_eq!(text_hash("Read  more!"), text_hash("read more"));
+        assert_ne!(text_hash("read more"), text_hash("more read"));
+    }
+}
