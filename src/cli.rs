@@ -123,7 +123,7 @@ pub struct VerifyArgs {
 )]
 pub struct RunArgs {
     /// A folder holding the exports; each file's role is found from its header row, not its name.
-    #[arg(value_name = "FOLDER", conflicts_with_all = ["embeddings", "inlinks", "internal"])]
+    #[arg(value_name = "FOLDER", conflicts_with_all = ["embeddings", "inlinks", "internal", "page_text"])]
     pub folder: Option<PathBuf>,
 
     /// Embeddings export: Custom JavaScript tab or Bulk Export > Custom > Custom JavaScript, the
@@ -139,6 +139,11 @@ pub struct RunArgs {
     /// word counts. Optional, but without it redirects and canonicals come only from All Inlinks.
     #[arg(long, value_name = "FILE")]
     pub internal: Option<PathBuf>,
+
+    /// Custom Extraction export with each page's main content (inner HTML or text): the
+    /// Queue then suggests the passage and the words for each link. Optional.
+    #[arg(long, value_name = "FILE")]
+    pub page_text: Option<PathBuf>,
 
     /// Where to write the workbook (.xlsx).
     #[arg(long, short, value_name = "FILE")]

@@ -35,6 +35,8 @@ pub struct Inputs {
     pub inlinks: PathBuf,
     /// Internal: All export.
     pub internal: Option<PathBuf>,
+    /// Custom Extraction export with the pages' text.
+    pub page_text: Option<PathBuf>,
 }
 
 /// Everything `linkgap run` needs, validated.
@@ -303,12 +305,14 @@ impl RunConfig {
                     .clone()
                     .ok_or_else(|| ConfigError("--inlinks is required".into()))?,
                 internal: args.internal.clone(),
+                page_text: args.page_text.clone(),
             },
         };
         for path in [
             Some(&inputs.embeddings),
             Some(&inputs.inlinks),
             inputs.internal.as_ref(),
+            inputs.page_text.as_ref(),
         ]
         .into_iter()
         .flatten()
@@ -357,6 +361,7 @@ impl RunConfig {
                 &url_rules,
             )?,
         };
+        let keep_anchors = inputs.page_text.is_some();
         Ok(RunConfig {
             inputs,
             out: args.out.clone(),
@@ -370,6 +375,7 @@ impl RunConfig {
                 body_positions,
                 template_share: args.template_share,
                 template_min_pages: args.template_min_pages,
+                keep_anchors,
             },
             eligibility,
             previous: args.previous.clone(),
@@ -408,6 +414,7 @@ fn input_files<'a>(args: &'a RunArgs, inputs: &'a Inputs) -> Vec<(&'static str, 
     ];
     let optional = [
         ("Internal: All", inputs.internal.as_ref()),
+        ("page text", inputs.page_text.as_ref()),
         ("--previous", args.previous.as_ref()),
         ("--priority-urls", args.priority_urls.as_ref()),
         ("--source-list", args.source_list.as_ref()),
@@ -435,6 +442,7 @@ pub fn detect_roles(folder: &Path) -> Result<Inputs, ConfigError> {
     let mut embeddings: Vec<(PathBuf, bool)> = Vec::new();
     let mut inlinks = Vec::new();
     let mut internal = Vec::new();
+    let mut page_text = Vec::new();
     let mut unread = Vec::new();
     for path in files {
         let name = path
@@ -467,6 +475,9 @@ pub fn detect_roles(folder: &Path) -> Result<Inputs, ConfigError> {
         }
         if roles.contains(&Role::Internal) {
             internal.push((path.clone(), roles.contains(&Role::Embeddings)));
+        }
+        if roles.contains(&Role::PageText) {
+            page_text.push(path.clone());
         }
     }
     let pick = |role: &str, found: Vec<PathBuf>| -> Result<Option<PathBuf>, ConfigError> {
@@ -536,9 +547,11 @@ pub fn detect_roles(folder: &Path) -> Result<Inputs, ConfigError> {
             plain
         },
     )?;
+    let page_text = pick("page text (Custom Extraction)", page_text)?;
     Ok(Inputs {
         embeddings,
         inlinks,
         internal,
+        page_text,
     })
 }

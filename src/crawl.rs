@@ -96,6 +96,9 @@ pub fn load(
 
     report.set_ticker(Some(progress.rows("Reading All Inlinks")));
     let mut collector = LinkCollector::new();
+    if link_rules.keep_anchors {
+        collector.keep_anchors();
+    }
     inlinks::read(inlinks_table, report, &mut |report, stats, link| {
         collector.add(link, &mut urls, rules, link_rules, report, stats);
     })

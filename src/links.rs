@@ -19,6 +19,9 @@ pub struct LinkRules {
     pub template_share: f64,
     /// ...and on at least this many pages.
     pub template_min_pages: u32,
+    /// Keep the anchor texts of body links (they name their destination for passage
+    /// suggestions); off when no page text is read, to save the memory.
+    pub keep_anchors: bool,
 }
 
 impl Default for LinkRules {
@@ -27,6 +30,7 @@ impl Default for LinkRules {
             body_positions: vec!["Content".into()],
             template_share: 0.2,
             template_min_pages: 5,
+            keep_anchors: false,
         }
     }
 }
@@ -59,12 +63,23 @@ pub struct LinkCollector {
     links: Vec<RawLink>,
     /// Redirect rows (written source → written destination), by URL id.
     pub redirects: Vec<(u32, u32)>,
+    /// Anchor texts of body-position hyperlinks by written destination, when kept.
+    anchors: Option<HashMap<u32, Vec<(Box<str>, u32)>>>,
 }
+
+/// Distinct anchor texts kept per destination: the words other pages use for a page repeat,
+/// so a few dozen say it all, and a million-page site's memory stays bounded.
+const MAX_ANCHORS: usize = 32;
 
 impl LinkCollector {
     /// A collector.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// Also keep the anchor texts of body links (for passage suggestions).
+    pub fn keep_anchors(&mut self) {
+        self.anchors = Some(HashMap::new());
     }
 
     fn id(&mut self, raw: &str, urls: &mut UrlTable, rules: &Rules) -> Option<u32> {
@@ -119,11 +134,25 @@ impl LinkCollector {
             self.paths.insert(link.path.to_string(), p);
             p
         };
+        let body_position = link_rules.is_body_position(link.position);
+        let anchor = link.anchor.trim();
+        if let Some(anchors) = self.anchors.as_mut()
+            && body_position
+            && !anchor.is_empty()
+            && source != destination
+        {
+            let known = anchors.entry(destination).or_default();
+            if let Some((_, n)) = known.iter_mut().find(|(a, _)| &**a == anchor) {
+                *n += 1;
+            } else if known.len() < MAX_ANCHORS {
+                known.push((anchor.into(), 1));
+            }
+        }
         self.links.push(RawLink {
             source,
             destination,
             path,
-            body_position: link_rules.is_body_position(link.position),
+            body_position,
             nofollow: link.nofollow(),
         });
     }
@@ -184,6 +213,21 @@ impl LinkCollector {
         }
         set.template_floor = floor;
         set.reclassified_blocks = blocks.len();
+        // Anchors belong to the page a URL resolves to: a link to an old URL names the page
+        // it redirects to.
+        for (written, anchors) in self.anchors.into_iter().flatten() {
+            let (d, via) = page(written);
+            if matches!(via, Via::Loop | Via::TooLong) {
+                continue;
+            }
+            let known = set.anchors.entry(d).or_default();
+            for (anchor, n) in anchors {
+                match known.iter_mut().find(|(a, _)| **a == *anchor) {
+                    Some((_, m)) => *m += n,
+                    None => known.push((anchor.into_string(), n)),
+                }
+            }
+        }
         set
     }
 }
@@ -247,6 +291,8 @@ pub struct LinkSet {
     pub reclassified_blocks: usize,
     /// Linking pages a block must appear on to be a template.
     pub template_floor: u32,
+    /// Anchor texts of body links to each page, with how many links use each (when kept).
+    pub anchors: HashMap<u32, Vec<(String, u32)>>,
 }
 
 impl LinkSet {

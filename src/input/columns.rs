@@ -32,6 +32,7 @@ pub enum Col {
     RedirectUrl,
     WordCount,
     Title,
+    H1,
     MetaRobots,
     CrawlTimestamp,
     Hash,
@@ -96,6 +97,7 @@ const ALIASES: &[(Col, &[&str])] = &[
     ),
     (Col::WordCount, &["word count", "nombre de mots"]),
     (Col::Title, &["title 1", "title", "titre 1"]),
+    (Col::H1, &["h1-1", "h1 1", "h1"]),
     (Col::MetaRobots, &["meta robots 1", "meta robots"]),
     (
         Col::CrawlTimestamp,

@@ -33,6 +33,8 @@ pub struct CrawledUrl {
     pub word_count: Option<u32>,
     /// Title 1.
     pub title: String,
+    /// H1-1.
+    pub h1: String,
     /// Meta Robots 1.
     pub meta_robots: String,
     /// Segments, when configured.
@@ -89,6 +91,7 @@ pub fn read(table: &Table, report: &mut Report) -> Result<Internal, InputError> 
         h.get(Col::Segments),
         h.get(Col::Hash),
         h.get(Col::CrawlTimestamp),
+        h.get(Col::H1),
     ];
     let mut out = Internal {
         file: table.name().to_string(),
@@ -144,6 +147,7 @@ pub fn read(table: &Table, report: &mut Report) -> Result<Internal, InputError> 
             redirect: cell(r, cols[7]).to_string(),
             word_count: parse_count(cell(r, cols[8])),
             title: cell(r, cols[9]).to_string(),
+            h1: cell(r, cols[14]).to_string(),
             meta_robots: cell(r, cols[10]).to_string(),
             segment: cell(r, cols[11]).to_string(),
             hash: cell(r, cols[12]).to_string(),

@@ -56,6 +56,7 @@ impl Tables {
             .transpose()?;
         let mut paths: Vec<PathBuf> = vec![inputs.embeddings.clone(), inputs.inlinks.clone()];
         paths.extend(inputs.internal.clone());
+        paths.extend(inputs.page_text.clone());
         let checksums = std::thread::spawn(move || {
             paths
                 .iter()

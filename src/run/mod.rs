@@ -11,6 +11,7 @@ mod analysis;
 mod clock;
 mod inputs;
 mod pages;
+mod passages;
 mod queue;
 mod ranking;
 mod search;
@@ -143,7 +144,7 @@ pub fn run(config: &RunConfig) -> Result<Outcome> {
     let fingerprints = queue::fingerprints(&compared.order, &matrix, dim, &crawl);
     // The vectors are not needed past this point; free them before the sheets are built.
     drop(matrix);
-    let candidates = queue::candidates(
+    let mut candidates = queue::candidates(
         config,
         &compared,
         &crawl,
@@ -152,6 +153,7 @@ pub fn run(config: &RunConfig) -> Result<Outcome> {
         &fingerprints,
     );
     found.put_back(&compared, neighbors, config.top_k);
+    let passages = passages::suggest(config, &crawl, &mut candidates, progress, &mut report)?;
     let analysis = Analysis {
         config,
         urls: &crawl.urls,
@@ -177,6 +179,7 @@ pub fn run(config: &RunConfig) -> Result<Outcome> {
         history: &history,
         budget: ranking::budget_text(&ranked, config.ranking.budget),
         check: ranking::check_text(&ranked),
+        passages: passages.describe(),
     });
     for (name, rows) in [
         ("Opportunities", compared.targets.len()),
@@ -211,6 +214,7 @@ pub fn run(config: &RunConfig) -> Result<Outcome> {
         ranking: [
             &ranking::budget_text(&ranked, config.ranking.budget),
             &ranking::check_text(&ranked),
+            &passages.describe(),
         ],
     });
 

@@ -26,8 +26,8 @@ pub(in crate::run) struct RunRecord<'a> {
     pub(in crate::run) tables: &'a [Option<Table>],
     /// How the neighbours were searched.
     pub(in crate::run) search: &'a str,
-    /// The Queue's budget and the ranking's self-check, in words.
-    pub(in crate::run) ranking: [&'a str; 2],
+    /// The Queue's budget, the ranking's self-check and the passages, in words.
+    pub(in crate::run) ranking: [&'a str; 3],
 }
 
 type Rows = Vec<(String, String)>;
@@ -39,11 +39,14 @@ fn kv(rows: &mut Rows, k: &str, v: String) {
 /// One row per input: path, size, checksum and how it was read.
 fn inputs(rows: &mut Rows, r: &RunRecord<'_>) {
     let config = r.config;
-    let roles = [
+    let mut roles = vec![
         ("embeddings", Some(&config.inputs.embeddings)),
         ("All Inlinks", Some(&config.inputs.inlinks)),
         ("Internal: All", config.inputs.internal.as_ref()),
     ];
+    if config.inputs.page_text.is_some() {
+        roles.push(("page text", config.inputs.page_text.as_ref()));
+    }
     for (role, path) in roles {
         let Some(path) = path else {
             kv(rows, &format!("Input: {role}"), "not given".into());
@@ -103,6 +106,7 @@ fn method(rows: &mut Rows, r: &RunRecord<'_>) {
     );
     kv(rows, "Queue budget", r.ranking[0].to_string());
     kv(rows, "Ranking self-check", r.ranking[1].to_string());
+    kv(rows, "Suggested passages", r.ranking[2].to_string());
     kv(
         rows,
         "Near-duplicate threshold",

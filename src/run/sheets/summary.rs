@@ -26,6 +26,8 @@ pub(in crate::run) struct SummaryInput<'a> {
     pub(in crate::run) budget: String,
     /// The ranking's self-check, in words.
     pub(in crate::run) check: String,
+    /// How many Queue rows have a suggested passage, or why none.
+    pub(in crate::run) passages: String,
 }
 
 const HOW_TO_READ: &str = "Similarity finds pages about the same thing; it is not a promise of rankings. Each suggestion needs a person to find the passage where a link helps the reader, and to accept, revise or reject it in the Queue.";
