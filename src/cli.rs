@@ -269,6 +269,11 @@ pub struct RunArgs {
     #[arg(long, default_value_t = 1000, value_name = "N")]
     pub recall_sample: usize,
 
+    /// Let noindex pages carry new links (by default they are neither sources nor
+    /// destinations).
+    #[arg(long)]
+    pub noindex_sources: bool,
+
     /// The Queue: `budget` keeps the strongest few new links per destination and per source
     /// page (see --queue-limit-destination and --queue-limit-source); `all` keeps every
     /// candidate, in the same order.

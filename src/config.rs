@@ -360,6 +360,7 @@ impl RunConfig {
                 args.destination_list.as_ref(),
                 &url_rules,
             )?,
+            noindex_sources: args.noindex_sources,
         };
         let keep_anchors = inputs.page_text.is_some();
         Ok(RunConfig {

@@ -43,6 +43,10 @@ pub struct EligibilityRules {
     pub source_list: Option<HashSet<String>>,
     /// When given, only these (normalized) URLs may be destinations.
     pub destination_list: Option<HashSet<String>>,
+    /// Whether a noindex (non-indexable) page may still carry links. Off by default: the
+    /// method leaves noindex pages out of the corpus, and search engines stop following the
+    /// links of pages that stay noindex.
+    pub noindex_sources: bool,
 }
 
 impl EligibilityRules {
@@ -59,7 +63,11 @@ impl EligibilityRules {
         vec![
             ("Eligibility: both roles".into(), "a valid vector; status 200 and HTML content when known; not a redirect, not canonicalised elsewhere".into()),
             ("Eligibility: destination".into(), "indexable when known (noindex pages cannot rank for what a link says)".into()),
-            ("Eligibility: source".into(), "not meta robots nofollow (its links would not be followed)".into()),
+            ("Eligibility: source".into(), if self.noindex_sources {
+                "not meta robots nofollow (its links would not be followed); noindex pages allowed (--noindex-sources)".into()
+            } else {
+                "indexable when known, and not meta robots nofollow (the links of a nofollow or long-noindexed page are not followed)".into()
+            }),
             ("Eligibility: minimum word count".into(), if self.min_words == 0 { "off".into() } else { format!("{} words, when Word Count is known", self.min_words) }),
             ("Eligibility: source include regex".into(), re(&self.source_include)),
             ("Eligibility: source exclude regex".into(), re(&self.source_exclude)),
@@ -192,8 +200,11 @@ pub fn decide(url: &str, facts: &PageFacts, rules: &EligibilityRules) -> Decisio
     } else if robots_has(&facts.meta_robots, "noindex") {
         destination = Err("not indexable (noindex)".into());
     }
-    let mut source = Ok(());
-    if robots_has(&facts.meta_robots, "nofollow") {
+    let mut source = match &destination {
+        Err(why) if !rules.noindex_sources => Err(why.clone()),
+        _ => Ok(()),
+    };
+    if source.is_ok() && robots_has(&facts.meta_robots, "nofollow") {
         source = Err("meta robots nofollow".into());
     }
     if destination.is_ok() {
@@ -338,13 +349,25 @@ mod tests {
             },
             &rules,
         );
+        // A noindex page is out of both roles by default…
         assert_eq!(
             d,
             Decision {
-                source: Ok(()),
+                source: Err("not indexable (noindex)".into()),
                 destination: Err("not indexable (noindex)".into())
             }
         );
+        // …and may carry links with --noindex-sources.
+        let allowing = EligibilityRules {
+            noindex_sources: true,
+            ..rules.clone()
+        };
+        let noindex = PageFacts {
+            indexability: Some("Non-Indexable".into()),
+            indexability_status: "noindex".into(),
+            ..ok()
+        };
+        assert_eq!(decide("https://a/", &noindex, &allowing).source, Ok(()));
         let d = decide(
             "https://a/",
             &PageFacts {
@@ -352,7 +375,7 @@ mod tests {
                 indexability: None,
                 ..ok()
             },
-            &rules,
+            &allowing,
         );
         assert_eq!(
             d,

@@ -57,6 +57,8 @@ pub struct Settings {
     pub destination_list: Option<PathBuf>,
     /// `--priority-urls`, relative to the settings file's folder.
     pub priority_urls: Option<PathBuf>,
+    /// `--noindex-sources`.
+    pub noindex_sources: Option<bool>,
     /// `--queue`: budget or all.
     pub queue: Option<String>,
     /// `--queue-limit-destination`.
@@ -165,6 +167,7 @@ impl Settings {
         take!(destination_list, Some);
         take!(priority_urls, Some);
         take!(group_by, Some);
+        take!(noindex_sources);
         take!(queue_limit_destination);
         take!(queue_limit_source);
         if let Some(q) = self

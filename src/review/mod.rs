@@ -626,6 +626,7 @@ pub const QUEUE_COLUMNS: &[(&str, f64, bool)] = &[
     ("Suggested Passage", 60.0, true),
     ("Suggested Anchor", 24.0, true),
     ("Passage Score", 9.0, false),
+    ("Passage Note", 30.0, true),
     ("Passage", 45.0, true),
     ("Reviewer", 12.0, false),
     ("Decision", 10.0, false),
@@ -715,11 +716,12 @@ pub fn queue_row(client: &str, row: QueueRow) -> Vec<Cell> {
     row
 }
 
-/// Suggested Passage (the anchor in bold), Suggested Anchor and Passage Score.
-fn placement_cells(placement: Placement) -> [Cell; 3] {
+/// Suggested Passage (the anchor in bold), Suggested Anchor, Passage Score and Passage Note
+/// (why there is none).
+fn placement_cells(placement: Placement) -> [Cell; 4] {
     match placement {
-        Placement::NotLooked => [Cell::Empty, Cell::Empty, Cell::Empty],
-        Placement::NoPlace(why) => [Cell::text(why), Cell::Empty, Cell::Empty],
+        Placement::NotLooked => [Cell::Empty, Cell::Empty, Cell::Empty, Cell::Empty],
+        Placement::NoPlace(why) => [Cell::Empty, Cell::Empty, Cell::Empty, Cell::text(why)],
         Placement::Found(p) => {
             let SuggestedPassage {
                 text,
