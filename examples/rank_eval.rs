@@ -80,8 +80,65 @@ fn neighbours(site: &Site, k: usize) -> Vec<Vec<Neighbor>> {
     top_k(q, &ids, c, &sources, k)
 }
 
+/// `--synthetic N`: time the ranking on N pages with 16 random links and 20 random
+/// neighbours each (no vectors), and print the peak memory.
+fn synthetic(n: u32) {
+    use linkgap::rank::holdout::{SEED, mix};
+    use std::time::Instant;
+    let rnd = |i: u64| (mix(i) % u64::from(n)) as u32;
+    let edges: Vec<(u32, u32)> = (0..u64::from(n) * 16)
+        .map(|i| ((i / 16) as u32, rnd(i)))
+        .collect();
+    let neighbors: Vec<Vec<Neighbor>> = (0..n)
+        .map(|t| {
+            (0..20u32)
+                .map(|k| Neighbor {
+                    id: rnd(u64::from(t) << 8 | u64::from(k) | 1 << 60),
+                    score: 0.9 - 0.01 * k as f32,
+                })
+                .collect()
+        })
+        .collect();
+    let ok = vec![true; n as usize];
+    let zero = |_: u32, _: u32| 0.0;
+    let inputs = Inputs {
+        neighbors: &neighbors,
+        cosine: &zero,
+        source_ok: &ok,
+        destination_ok: &ok,
+    };
+    let hwm = || {
+        fs::read_to_string("/proc/self/status")
+            .unwrap()
+            .lines()
+            .find(|l| l.starts_with("VmHWM"))
+            .unwrap_or("")
+            .to_string()
+    };
+    println!("inputs built: {}", hwm());
+    let t = Instant::now();
+    let graph = Graph::new(n as usize, &edges);
+    println!("graph {} links {:?} {}", graph.links(), t.elapsed(), hwm());
+    let t = Instant::now();
+    let r = rank(&graph, &inputs, &Options::default());
+    println!(
+        "rank: {} candidates, {} kept {:?} {}",
+        r.candidates,
+        r.kept.len(),
+        t.elapsed(),
+        hwm()
+    );
+    let t = Instant::now();
+    let c = self_check(&graph, &inputs, &Options::default(), SEED, HIDDEN_SHARE);
+    println!("self check {c:?} {:?} {}", t.elapsed(), hwm());
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
+    if args[1] == "--synthetic" {
+        synthetic(args[2].parse().unwrap());
+        return;
+    }
     let site = load(&args[1]);
     let dump = args
         .iter()
@@ -226,7 +283,10 @@ fn dump_features(graph: &Graph, inputs: &Inputs<'_>, seeds: &[u64], out: &str) {
                 .unwrap();
             }
             fs::write(format!("{out}/{level}_{seed}.tsv"), text).unwrap();
-            let edges: String = g.edges().map(|(s, d)| format!("{s}\t{d}\n")).collect();
+            let mut edges = String::new();
+            for (s, d) in g.edges() {
+                writeln!(edges, "{s}\t{d}").unwrap();
+            }
             fs::write(format!("{out}/{level}_{seed}_edges.tsv"), edges).unwrap();
         }
     }
