@@ -235,7 +235,7 @@ pub struct Ranking {
 /// to `t`, or a near-duplicate. The budget is applied greedily in score order over the whole
 /// site, so a source's share goes to its strongest proposals.
 ///
-/// Memory: per thread, 10 bytes per page of scratch; then 20 bytes per candidate kept for the
+/// Memory: per thread, 8 bytes per page of scratch; then 20 bytes per candidate kept for the
 /// budget pass (with a per-destination cap `c`, at most `4c` per destination are kept for it:
 /// a lower one could only survive if three of the four above were cut by the source cap; the
 /// rest count as cut by the destination cap).
