@@ -258,6 +258,8 @@ pub fn rank(graph: &Graph, inputs: &Inputs<'_>, options: &Options) -> Ranking {
                 found.sort_unstable_by(best_first);
                 if let Some(pool) = pool {
                     found.truncate(pool);
+                    // Give back the rest: hundreds of candidates a page on a dense graph.
+                    found.shrink_to_fit();
                 }
                 (found, total)
             },
