@@ -92,13 +92,11 @@ pub fn self_check(
     }
 }
 
+/// Links as (source, destination) pairs.
+pub type Links = Vec<(u32, u32)>;
+
 /// (hidden links sorted, remaining links).
-pub fn split(
-    graph: &Graph,
-    inputs: &Inputs<'_>,
-    seed: u64,
-    share: f64,
-) -> (Vec<(u32, u32)>, Vec<(u32, u32)>) {
+pub fn split(graph: &Graph, inputs: &Inputs<'_>, seed: u64, share: f64) -> (Links, Links) {
     // `share` of the u64 range; 1.0 and above hide every eligible link.
     let threshold = if share >= 1.0 {
         u64::MAX
@@ -152,7 +150,7 @@ fn similarity_alone(graph: &Graph, inputs: &Inputs<'_>, options: &Options) -> Ve
     pairs
 }
 
-/// SplitMix64's finaliser: a well-mixed 64-bit hash, the keyed choice of hidden links.
+/// The `SplitMix64` finaliser: a well-mixed 64-bit hash, the keyed choice of hidden links.
 pub fn mix(x: u64) -> u64 {
     let mut z = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
