@@ -313,7 +313,7 @@ pub struct WatchArgs {
     #[arg(long, default_value = "5", value_parser = seconds, value_name = "SECONDS")]
     pub poll_interval: Duration,
 
-    /// How changes are noticed: file-system events (inotify, ReadDirectoryChangesW, FSEvents)
+    /// How changes are noticed: file-system events (inotify, `ReadDirectoryChangesW`, `FSEvents`)
     /// with polling as a safety net (auto), polling only, or events required.
     #[arg(long, value_enum, default_value_t = WatchMode::Auto)]
     pub mode: WatchMode,

@@ -209,14 +209,13 @@ pub fn is_change(event: &notify::Result<notify::Event>) -> bool {
     use notify::EventKind;
     use notify::event::{AccessKind, AccessMode, MetadataKind, ModifyKind};
     let Ok(event) = event else { return true };
-    match event.kind {
-        EventKind::Create(_) | EventKind::Remove(_) => true,
-        EventKind::Modify(ModifyKind::Metadata(MetadataKind::AccessTime)) => false,
-        EventKind::Modify(_) => true,
-        EventKind::Access(AccessKind::Close(AccessMode::Write)) => true,
-        EventKind::Access(_) => false,
-        EventKind::Any | EventKind::Other => true,
-    }
+    matches!(
+        event.kind,
+        EventKind::Access(AccessKind::Close(AccessMode::Write))
+    ) || !matches!(
+        event.kind,
+        EventKind::Access(_) | EventKind::Modify(ModifyKind::Metadata(MetadataKind::AccessTime))
+    )
 }
 
 /// Counts of a watch session.

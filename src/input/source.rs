@@ -540,9 +540,8 @@ impl Read for RecordGuard {
                     }
                     Quoting::FieldStart
                 }
-                Quoting::FieldStart if b == b'"' => Quoting::Quoted,
+                Quoting::FieldStart | Quoting::QuoteInQuoted if b == b'"' => Quoting::Quoted,
                 Quoting::Quoted if b == b'"' => Quoting::QuoteInQuoted,
-                Quoting::QuoteInQuoted if b == b'"' => Quoting::Quoted,
                 Quoting::Quoted => Quoting::Quoted,
                 _ => Quoting::Unquoted,
             };
