@@ -342,8 +342,8 @@ pub struct WatchArgs {
     #[arg(long, default_value = "5", value_parser = seconds, value_name = "SECONDS")]
     pub poll_interval: Duration,
 
-    /// How changes are noticed. This build has no file-system events backend: auto means
-    /// poll, and events is refused.
+    /// How changes are noticed: file-system events (inotify, `ReadDirectoryChangesW`, `FSEvents`)
+    /// with polling as a safety net (auto), polling only, or events required.
     #[arg(long, value_enum, default_value_t = WatchMode::Auto)]
     pub mode: WatchMode,
 

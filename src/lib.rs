@@ -86,6 +86,12 @@ pub fn run_cli(cli: Cli) -> Result<Status> {
                     summary.failed
                 );
             }
+            if options.once && summary.errors > 0 {
+                anyhow::bail!(
+                    "{} client folder(s) could not be processed (see the error lines above)",
+                    summary.errors
+                );
+            }
             Ok(Status::Clean)
         }
         Command::Verify(args) => {

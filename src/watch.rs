@@ -189,7 +189,7 @@ impl Runner {
             let step = (until - now).min(Duration::from_millis(50));
             match events {
                 Some(rx) => {
-                    if rx.recv_timeout(step).is_ok() {
+                    if rx.recv_timeout(step).is_ok_and(|e| is_change(&e)) {
                         // A burst of events (a copy in progress) is one wake-up.
                         while rx.try_recv().is_ok() {}
                         return !self.stop.load(Ordering::SeqCst);
@@ -201,6 +201,23 @@ impl Runner {
     }
 }
 
+/// Whether an event means a folder changed: created, written, closed after writing, renamed
+/// or removed. Opening, reading and closing a file unwritten, and access-time updates, are the
+/// watcher's own scans: waking on them made it spin (each look caused the next wake-up).
+/// A watch error wakes the loop: a look is the safe response.
+pub fn is_change(event: &notify::Result<notify::Event>) -> bool {
+    use notify::EventKind;
+    use notify::event::{AccessKind, AccessMode, MetadataKind, ModifyKind};
+    let Ok(event) = event else { return true };
+    matches!(
+        event.kind,
+        EventKind::Access(AccessKind::Close(AccessMode::Write))
+    ) || !matches!(
+        event.kind,
+        EventKind::Access(_) | EventKind::Modify(ModifyKind::Metadata(MetadataKind::AccessTime))
+    )
+}
+
 /// Counts of a watch session.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct Summary {
@@ -208,6 +225,9 @@ pub struct Summary {
     pub done: usize,
     /// Sets moved to `failed/`.
     pub failed: usize,
+    /// Client folders that could not be looked at or recovered (a folder the watcher cannot
+    /// write to, a share gone away): logged, and with `--once` an exit code of 2.
+    pub errors: usize,
 }
 
 /// One log line on stderr: time, client, event, detail.
@@ -408,6 +428,7 @@ pub fn watch(options: &Options) -> Result<Summary, WatchError> {
             Ok(r) => r,
             Err(e) => {
                 log(&client.name, "error", format_args!("recovering: {e}"));
+                summary.errors += 1;
                 continue;
             }
         };
@@ -439,7 +460,10 @@ pub fn watch(options: &Options) -> Result<Summary, WatchError> {
                 Ok(Look::Idle) => {}
                 Ok(Look::Busy) => busy = true,
                 Ok(Look::Stopped) => return Ok(summary),
-                Err(e) => log(&client.name, "error", e),
+                Err(e) => {
+                    log(&client.name, "error", e);
+                    summary.errors += 1;
+                }
             }
         }
         if options.once && !busy {
@@ -447,8 +471,8 @@ pub fn watch(options: &Options) -> Result<Summary, WatchError> {
                 "-",
                 "done",
                 format_args!(
-                    "nothing left to do: {} workbook(s) written, {} set(s) failed",
-                    summary.done, summary.failed
+                    "nothing left to do: {} workbook(s) written, {} set(s) failed, {} folder error(s)",
+                    summary.done, summary.failed, summary.errors
                 ),
             );
             return Ok(summary);

@@ -157,6 +157,40 @@ impl Source {
         Ok(source)
     }
 
+    /// The sheets holding `name` and its continuations past Excel's row limit ("Queue",
+    /// "Queue (2)", ...), in order. A CSV file is its own single sheet: `[name]`. When no sheet
+    /// matches, `[name]`, so opening it gives the usual "no sheet named" error.
+    pub fn sheet_parts(path: &Path, name: &str) -> Result<Vec<String>, InputError> {
+        let source = Source::open(path)?;
+        if source.container != Container::Xlsx {
+            return Ok(vec![name.to_string()]);
+        }
+        let workbook: Xlsx<_> =
+            calamine::open_workbook(path).map_err(|e: calamine::XlsxError| InputError::Xlsx {
+                path: path.to_path_buf(),
+                message: e.to_string(),
+            })?;
+        let mut parts: Vec<(u32, String)> = workbook
+            .sheet_names()
+            .into_iter()
+            .filter_map(|n| {
+                if n.eq_ignore_ascii_case(name) {
+                    return Some((1, n));
+                }
+                let rest = n.get(name.len()..)?;
+                let part = rest.strip_prefix(" (")?.strip_suffix(')')?.parse().ok()?;
+                n[..name.len()]
+                    .eq_ignore_ascii_case(name)
+                    .then_some((part, n))
+            })
+            .collect();
+        parts.sort();
+        if parts.is_empty() {
+            return Ok(vec![name.to_string()]);
+        }
+        Ok(parts.into_iter().map(|(_, n)| n).collect())
+    }
+
     /// The file's path.
     pub fn path(&self) -> &Path {
         &self.path
@@ -506,9 +540,8 @@ impl Read for RecordGuard {
                     }
                     Quoting::FieldStart
                 }
-                Quoting::FieldStart if b == b'"' => Quoting::Quoted,
+                Quoting::FieldStart | Quoting::QuoteInQuoted if b == b'"' => Quoting::Quoted,
                 Quoting::Quoted if b == b'"' => Quoting::QuoteInQuoted,
-                Quoting::QuoteInQuoted if b == b'"' => Quoting::Quoted,
                 Quoting::Quoted => Quoting::Quoted,
                 _ => Quoting::Unquoted,
             };

@@ -357,6 +357,15 @@ impl Review {
     }
 }
 
+/// The sheet of an earlier workbook a row was read from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Origin {
+    /// The Queue (or one of its continuations, "Queue (2)", ...).
+    Queue,
+    /// The History sheet.
+    History,
+}
+
 /// A Queue row of an earlier workbook.
 #[derive(Debug, Clone)]
 pub struct PreviousRow {
@@ -372,8 +381,8 @@ pub struct PreviousRow {
     pub destination_fingerprint: String,
     /// Similarity then, as written.
     pub similarity: String,
-    /// Where it came from: "Queue" or "History" of the earlier workbook.
-    pub origin: &'static str,
+    /// Which sheet of the earlier workbook it came from.
+    pub origin: Origin,
     /// A note from the History sheet it came from.
     pub note: String,
 }
@@ -385,10 +394,18 @@ pub fn read_previous(
     rules: &Rules,
     report: &mut Report,
 ) -> Result<Vec<PreviousRow>, InputError> {
-    let mut rows = read_sheet(path, "Queue", rules, report)?;
+    // A Queue past Excel's row limit continues in "Queue (2)", ...: every part is read.
+    let mut rows = Vec::new();
+    for part in crate::input::Source::sheet_parts(path, "Queue")? {
+        rows.extend(read_sheet(path, &part, Origin::Queue, rules, report)?);
+    }
     let is_xlsx = crate::input::Source::open(path)?.container() == crate::input::Container::Xlsx;
-    if is_xlsx && let Ok(history) = read_sheet(path, "History", rules, report) {
-        rows.extend(history);
+    if is_xlsx {
+        for part in crate::input::Source::sheet_parts(path, "History")? {
+            if let Ok(history) = read_sheet(path, &part, Origin::History, rules, report) {
+                rows.extend(history);
+            }
+        }
     }
     Ok(rows)
 }
@@ -396,6 +413,7 @@ pub fn read_previous(
 fn read_sheet(
     path: &Path,
     sheet: &str,
+    origin: Origin,
     rules: &Rules,
     report: &mut Report,
 ) -> Result<Vec<PreviousRow>, InputError> {
@@ -427,7 +445,6 @@ fn read_sheet(
         &format!("{} ({sheet})", table.name()),
         crate::report::Role::Review,
     );
-    let origin = if sheet == "Queue" { "Queue" } else { "History" };
     let mut out = Vec::new();
     table.rows(report, stats, &mut |report, row, r| {
         let get = |i: Option<usize>| crate::input::cell(r, i).to_string();
@@ -516,7 +533,7 @@ pub fn carry_forward(
     let mut by_pair: HashMap<(String, String), PreviousRow> = HashMap::new();
     let mut history = Vec::new();
     for p in previous {
-        if p.origin == "History" {
+        if p.origin == Origin::History {
             history.push(HistoryRow {
                 note: p.note.clone(),
                 previous: p,
@@ -869,7 +886,7 @@ mod tests {
             source_fingerprint: fp.into(),
             destination_fingerprint: "d".into(),
             similarity: "0.8".into(),
-            origin: "Queue",
+            origin: Origin::Queue,
             note: String::new(),
         }
     }

@@ -56,9 +56,17 @@ pub fn verify(config: &VerifyConfig) -> Result<VerifyOutcome> {
     let rules = Rules::default();
     let mut report = Report::new();
     let progress = Progress::new(config.quiet);
-    let queue = Table::open_sheet(&config.queue, "Queue")
+    // A Queue past Excel's row limit continues in "Queue (2)", ...: every part is checked.
+    let parts = crate::input::Source::sheet_parts(&config.queue, "Queue")
         .with_context(|| format!("reading the reviewed Queue {}", config.queue.display()))?;
-    let is_workbook = queue.source().sheet().is_some();
+    let queues = parts
+        .iter()
+        .map(|part| {
+            Table::open_sheet(&config.queue, part)
+                .with_context(|| format!("reading the reviewed Queue {}", config.queue.display()))
+        })
+        .collect::<Result<Vec<Table>>>()?;
+    let is_workbook = queues[0].source().sheet().is_some();
     let inlinks = Table::open(&config.inlinks)
         .with_context(|| format!("reading the later All Inlinks {}", config.inlinks.display()))?;
     let internal = config
@@ -78,120 +86,26 @@ pub fn verify(config: &VerifyConfig) -> Result<VerifyOutcome> {
         progress,
         &mut report,
     )?;
-    let crawl_date = config.crawl_date.clone().unwrap_or_else(|| {
-        crawl
-            .internal
-            .as_ref()
-            .and_then(|i| i.crawl_timestamp.clone())
-            .map_or_else(
-                || {
-                    std::fs::metadata(&config.inlinks)
-                        .and_then(|m| m.modified())
-                        .map_or_else(|_| crate::dates::today(), crate::dates::format_date)
-                },
-                |t| t.chars().take(10).collect(),
-            )
-    });
-
-    // The Queue, every column kept as it was; Verification, State and Change Date updated.
-    let header: Vec<String> = queue.header().names.clone();
-    let mut columns: Vec<String> = header.clone();
-    if !columns.iter().any(|c| c == VERIFICATION) {
-        columns.push(VERIFICATION.into());
-    }
-    let idx = |name: &str| columns.iter().position(|c| c == name);
-    let (src, dst) = (idx("Source URL"), idx("Destination URL"));
-    let (state_col, change_col, verify_col) = (idx("State"), idx("Change Date"), idx(VERIFICATION));
-    let stats = report.file(&format!("{} (Queue)", queue.name()), Role::Review);
-    let mut rows: Vec<Vec<String>> = Vec::new();
-    let mut counts: HashMap<&'static str, usize> = HashMap::new();
-    queue.rows(&mut report, stats, &mut |report, row, r| {
-        let mut values: Vec<String> = (0..columns.len()).map(|i| cell(r, (i < header.len()).then_some(i)).to_string()).collect();
-        let get = |name: &str, values: &[String]| idx(name).map_or(String::new(), |i| values[i].clone());
-        let review = Review { decision: get("Decision", &values), state: get("State", &values), ..Review::default() };
-        if let Some(bad) = review.invalid() {
-            // Listed with the allowed values; the row is kept as it was, not verified.
-            let value = bad.text.clone();
-            report.reject(stats, queue.rejection(row, bad.column, bad.to_string(), &value));
-            rows.push(values);
-            return;
-        }
-        report.stats(stats).used += 1;
-        let (Some(s), Some(d)) = (src, dst) else {
-            rows.push(values);
-            return;
-        };
-        if !review.is_approved() {
-            rows.push(values);
-            return;
-        }
-        let mut state = review.state.trim().to_string();
-        let note = match (crawl.page_of(&values[s], &rules), crawl.page_of(&values[d], &rules)) {
-            (None, _) => {
-                *counts.entry("source page missing").or_default() += 1;
-                format!("the source page is not in the crawl of {crawl_date}")
-            }
-            (_, None) => {
-                *counts.entry("destination page missing").or_default() += 1;
-                format!("the destination page is not in the crawl of {crawl_date}")
-            }
-            (Some(sp), Some(dp)) => match crawl.links.status(sp, dp) {
-                status @ (LinkStatus::Body | LinkStatus::BodyNofollow) => {
-                    state = "observed".into();
-                    *counts.entry("observed").or_default() += 1;
-                    format!("body link found in the crawl of {crawl_date}{}", if status == LinkStatus::BodyNofollow { " (nofollow)" } else { "" })
-                }
-                LinkStatus::ViaRedirect => {
-                    *counts.entry("linked via a redirect").or_default() += 1;
-                    format!("a body link exists in the crawl of {crawl_date} but goes through a redirect: point it at the final URL")
-                }
-                LinkStatus::TemplateOnly => {
-                    state = "approved".into();
-                    *counts.entry("template link only").or_default() += 1;
-                    format!("only a template link exists in the crawl of {crawl_date}; the body link is still missing")
-                }
-                LinkStatus::NotFound | LinkStatus::NearDuplicate => {
-                    state = "approved".into();
-                    *counts.entry("still missing").or_default() += 1;
-                    format!("not found in the crawl of {crawl_date}; reopened as approved")
-                }
-            },
-        };
-        if let Some(i) = state_col
-            && values[i].trim() != state
-            && !state.is_empty()
-        {
-            values[i] = state;
-            if let Some(c) = change_col {
-                values[c].clone_from(&crawl_date);
-            }
-        }
-        if let Some(v) = verify_col {
-            values[v] = note;
-        }
-        rows.push(values);
-    })?;
+    let crawl_date = crawl_date(config, &crawl);
+    let checked = check_queue(&queues, &crawl, &rules, &crawl_date, &mut report)?;
+    let counts = &checked.counts;
 
     let mut sheets = vec![verify_summary(
         &config.queue,
         &crawl_date,
-        &counts,
-        rows.len(),
+        counts,
+        checked.rows.len(),
     )];
-    sheets.push(queue_out(&columns, &rows));
+    sheets.push(queue_out(&checked.columns, &checked.rows));
     let changes = crawl_changes(&config.queue, is_workbook, &crawl, &rules);
-    let new_gone = (
+    let count_of = |kind: &str| {
         changes
             .rows
             .iter()
-            .filter(|r| r[0] == Cell::text("new page"))
-            .count(),
-        changes
-            .rows
-            .iter()
-            .filter(|r| r[0] == Cell::text("page gone"))
-            .count(),
-    );
+            .filter(|r| r[0] == Cell::text(kind))
+            .count()
+    };
+    let new_gone = (count_of("new page"), count_of("page gone"));
     sheets.push(changes);
     if is_workbook && let Ok(history) = Table::open_sheet(&config.queue, "History") {
         let names = history.header().names.clone();
@@ -206,18 +120,200 @@ pub fn verify(config: &VerifyConfig) -> Result<VerifyOutcome> {
     workbook::write_xlsx(&config.out, sheets)
         .with_context(|| format!("writing {}", config.out.display()))?;
     let rejected = report.rejected_total();
+    let n = |key: &str| counts.get(key).copied().unwrap_or(0);
     let summary = format!(
         "wrote {}: {} observed, {} still missing, {} template only, {} via redirect; {} new pages, {} pages gone (crawl of {crawl_date})",
         config.out.display(),
-        counts.get("observed").unwrap_or(&0),
-        counts.get("still missing").unwrap_or(&0),
-        counts.get("template link only").unwrap_or(&0),
-        counts.get("linked via a redirect").unwrap_or(&0),
+        n("observed"),
+        n("still missing"),
+        n("template link only"),
+        n("linked via a redirect"),
         new_gone.0,
         new_gone.1
     );
     Ok(VerifyOutcome { rejected, summary })
 }
+
+/// The later crawl's date: given, else Internal: All's crawl timestamp, else the All Inlinks
+/// file's modification date.
+fn crawl_date(config: &VerifyConfig, crawl: &Crawl) -> String {
+    config.crawl_date.clone().unwrap_or_else(|| {
+        crawl
+            .internal
+            .as_ref()
+            .and_then(|i| i.crawl_timestamp.clone())
+            .map_or_else(
+                || {
+                    std::fs::metadata(&config.inlinks)
+                        .and_then(|m| m.modified())
+                        .map_or_else(|_| crate::dates::today(), crate::dates::format_date)
+                },
+                |t| t.chars().take(10).collect(),
+            )
+    })
+}
+
+/// The Queue after checking: every column kept as it was; Verification, State and Change
+/// Date updated.
+struct Checked {
+    columns: Vec<String>,
+    rows: Vec<Vec<String>>,
+    counts: HashMap<&'static str, usize>,
+}
+
+/// Check every approved row of the Queue's parts against the later crawl.
+fn check_queue(
+    queues: &[Table],
+    crawl: &Crawl,
+    rules: &Rules,
+    crawl_date: &str,
+    report: &mut Report,
+) -> Result<Checked> {
+    let header: Vec<String> = queues[0].header().names.clone();
+    let mut columns: Vec<String> = header.clone();
+    if !columns.iter().any(|c| c == VERIFICATION) {
+        columns.push(VERIFICATION.into());
+    }
+    let mut checked = Checked {
+        columns,
+        rows: Vec::new(),
+        counts: HashMap::new(),
+    };
+    for queue in queues {
+        // A part whose header differs is read by its own column names.
+        let names = &queue.header().names;
+        let at: Vec<Option<usize>> = checked
+            .columns
+            .iter()
+            .map(|c| names.iter().position(|n| n == c))
+            .collect();
+        let stats = report.file(
+            &format!(
+                "{} ({})",
+                queue.name(),
+                queue.source().sheet().unwrap_or("Queue")
+            ),
+            Role::Review,
+        );
+        queue.rows(report, stats, &mut |report, row, r| {
+            let values: Vec<String> = at.iter().map(|&i| cell(r, i).to_string()).collect();
+            let review = Review {
+                decision: value_of(&checked.columns, &values, "Decision"),
+                state: value_of(&checked.columns, &values, "State"),
+                ..Review::default()
+            };
+            if let Some(bad) = review.invalid() {
+                // Listed with the allowed values; the row is kept as it was, not verified.
+                let value = bad.text.clone();
+                report.reject(
+                    stats,
+                    queue.rejection(row, bad.column, bad.to_string(), &value),
+                );
+                checked.rows.push(values);
+                return;
+            }
+            report.stats(stats).used += 1;
+            let values = check_row(
+                &checked.columns,
+                values,
+                &review,
+                crawl,
+                rules,
+                crawl_date,
+                &mut checked.counts,
+            );
+            checked.rows.push(values);
+        })?;
+    }
+    Ok(checked)
+}
+
+fn value_of(columns: &[String], values: &[String], name: &str) -> String {
+    columns
+        .iter()
+        .position(|c| c == name)
+        .map_or(String::new(), |i| values[i].clone())
+}
+
+/// One Queue row: an approved pair is looked up in the later crawl.
+fn check_row(
+    columns: &[String],
+    mut values: Vec<String>,
+    review: &Review,
+    crawl: &Crawl,
+    rules: &Rules,
+    crawl_date: &str,
+    counts: &mut HashMap<&'static str, usize>,
+) -> Vec<String> {
+    let idx = |name: &str| columns.iter().position(|c| c == name);
+    let (Some(s), Some(d)) = (idx("Source URL"), idx("Destination URL")) else {
+        return values;
+    };
+    if !review.is_approved() {
+        return values;
+    }
+    let mut state = review.state.trim().to_string();
+    let mut count = |key: &'static str| *counts.entry(key).or_default() += 1;
+    let note = match (
+        crawl.page_of(&values[s], rules),
+        crawl.page_of(&values[d], rules),
+    ) {
+        (None, _) => {
+            count("source page missing");
+            format!("the source page is not in the crawl of {crawl_date}")
+        }
+        (_, None) => {
+            count("destination page missing");
+            format!("the destination page is not in the crawl of {crawl_date}")
+        }
+        (Some(sp), Some(dp)) => match crawl.links.status(sp, dp) {
+            status @ (LinkStatus::Body | LinkStatus::BodyNofollow) => {
+                state = "observed".into();
+                count("observed");
+                let nofollow = if status == LinkStatus::BodyNofollow {
+                    " (nofollow)"
+                } else {
+                    ""
+                };
+                format!("body link found in the crawl of {crawl_date}{nofollow}")
+            }
+            LinkStatus::ViaRedirect => {
+                count("linked via a redirect");
+                format!(
+                    "{VIA_REDIRECT_NOTE} {crawl_date} but goes through a redirect: point it at the final URL"
+                )
+            }
+            LinkStatus::TemplateOnly => {
+                state = "approved".into();
+                count("template link only");
+                format!("{TEMPLATE_NOTE} {crawl_date}; the body link is still missing")
+            }
+            LinkStatus::NotFound | LinkStatus::NearDuplicate => {
+                state = "approved".into();
+                count("still missing");
+                format!("not found in the crawl of {crawl_date}; reopened as approved")
+            }
+        },
+    };
+    if let Some(i) = idx("State")
+        && values[i].trim() != state
+        && !state.is_empty()
+    {
+        values[i] = state;
+        if let Some(c) = idx("Change Date") {
+            values[c] = crawl_date.to_string();
+        }
+    }
+    if let Some(v) = idx(VERIFICATION) {
+        values[v] = note;
+    }
+    values
+}
+
+/// The start of the note for a body link through a redirect.
+const VIA_REDIRECT_NOTE: &str = "a body link exists in the crawl of";
+/// The start of the note for a template-only link.
+const TEMPLATE_NOTE: &str = "only a template link exists in the crawl of";
 
 fn queue_out(columns: &[String], rows: &[Vec<String>]) -> Sheet {
     let typed = |name: &str, v: &str| -> Cell {

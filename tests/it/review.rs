@@ -416,3 +416,105 @@ fn loose_decisions_are_read_and_invalid_ones_are_listed() {
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     assert_eq!(queue(&w.path("v.xlsx")).len(), q1.len());
 }
+
+/// Copy a workbook with its Queue split in two, as linkgap writes a Queue past Excel's row
+/// limit ("Queue", then "Queue (2)"), applying `edit` to the Queue rows (numbered across both).
+fn split_queue(from: &Path, to: &Path, edit: &dyn Fn(usize, &mut Row)) {
+    let mut wb_in = open_workbook_auto(from).unwrap();
+    let mut wb = Workbook::new();
+    for name in wb_in.sheet_names() {
+        let range = wb_in.worksheet_range(&name).unwrap();
+        let rows: Vec<Vec<String>> = range
+            .rows()
+            .map(|r| r.iter().map(ToString::to_string).collect())
+            .collect();
+        let header = rows[0].clone();
+        let body: Vec<Vec<String>> = rows[1..].to_vec();
+        let parts: Vec<(String, Vec<Vec<String>>)> = if name == "Queue" {
+            let half = body.len() / 2;
+            vec![
+                ("Queue".into(), body[..half].to_vec()),
+                ("Queue (2)".into(), body[half..].to_vec()),
+            ]
+        } else {
+            vec![(name.clone(), body)]
+        };
+        let mut n = 0;
+        for (sheet, rows) in parts {
+            let ws = wb.add_worksheet();
+            ws.set_name(&sheet).unwrap();
+            for (c, h) in header.iter().enumerate() {
+                ws.write_string(0, c as u16, h).unwrap();
+            }
+            for (i, row) in rows.iter().enumerate() {
+                let mut values: Row = header.iter().cloned().zip(row.iter().cloned()).collect();
+                if sheet.starts_with("Queue") {
+                    edit(n, &mut values);
+                    n += 1;
+                }
+                for (c, h) in header.iter().enumerate() {
+                    ws.write_string(i as u32 + 1, c as u16, &values[h]).unwrap();
+                }
+            }
+        }
+    }
+    wb.save(to).unwrap();
+}
+
+/// A Queue continued in "Queue (2)" is read whole by --previous and by verify.
+#[test]
+fn a_queue_in_two_parts_is_read_whole() {
+    let w = Workdir::new("queue-parts");
+    let spec = linkgap::synthetic::Spec {
+        messy: false,
+        pages: 40,
+        ..linkgap::synthetic::Spec::default()
+    };
+    linkgap::synthetic::write_exports(&w.dir, &spec).unwrap();
+    let base = [
+        "run",
+        "--embeddings",
+        "custom_javascript_all.csv",
+        "--inlinks",
+        "all_inlinks.csv",
+        "--out",
+    ];
+    let run = |out: &str, extra: &[&str]| {
+        let mut args = base.to_vec();
+        args.push(out);
+        args.extend_from_slice(extra);
+        let o = w.run(&args);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        queue(&w.path(out))
+    };
+    let q1 = run("r1.xlsx", &[]);
+    let last = q1.len() - 1;
+    split_queue(&w.path("r1.xlsx"), &w.path("r1-split.xlsx"), &|i, row| {
+        if i == last {
+            row.insert("Decision".into(), "accept".into());
+            row.insert("Reviewer".into(), "Cy".into());
+        }
+    });
+    let names = sheet_names(&w.path("r1-split.xlsx"));
+    assert!(names.contains(&"Queue (2)".to_string()), "{names:?}");
+    let q2 = run("r2.xlsx", &["--previous", "r1-split.xlsx"]);
+    let r = find(&q2, &q1[last]["Source URL"], &q1[last]["Destination URL"]).expect("kept");
+    assert_eq!(
+        (r["Reviewer"].as_str(), r["State"].as_str()),
+        ("Cy", "approved")
+    );
+    let o = w.run(&[
+        "verify",
+        "--queue",
+        "r1-split.xlsx",
+        "--inlinks",
+        "all_inlinks.csv",
+        "--out",
+        "v.xlsx",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v = queue(&w.path("v.xlsx"));
+    assert_eq!(v.len(), q1.len(), "both parts");
+    let r = find(&v, &q1[last]["Source URL"], &q1[last]["Destination URL"]).unwrap();
+    assert!(!r["Verification"].is_empty(), "{r:?}");
+}

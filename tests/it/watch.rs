@@ -492,3 +492,63 @@ fn events_wake_the_watcher_long_before_the_next_poll() {
     assert!(status.success(), "{log}");
     assert!(log.contains("(polling)"), "{log}");
 }
+
+/// CPU seconds (user + system) the process `pid` has used, from /proc.
+#[cfg(target_os = "linux")]
+fn cpu_seconds(pid: u32) -> f64 {
+    let stat = fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    // Fields after the command name (which may hold spaces) in parentheses.
+    let rest = &stat[stat.rfind(')').unwrap() + 2..];
+    let fields: Vec<&str> = rest.split(' ').collect();
+    let ticks: f64 = fields[11].parse::<f64>().unwrap() + fields[12].parse::<f64>().unwrap();
+    ticks / 100.0 // USER_HZ is 100 on Linux
+}
+
+/// Waiting costs next to no CPU: with a set settling and with nothing to do, the watcher's own
+/// scans (opening files and folders) must not wake it again and again.
+#[cfg(target_os = "linux")]
+#[test]
+fn waiting_costs_next_to_no_cpu() {
+    let w = Workdir::new("watch-cpu");
+    fs::create_dir_all(w.path("in/empty-client")).unwrap();
+    // A file that is not a set: an export alone (no inlinks) keeps the client waiting.
+    write_exports(&w.path("staging"), &Spec::default()).unwrap();
+    fs::create_dir_all(w.path("in/acme")).unwrap();
+    fs::rename(
+        w.path("staging/custom_javascript_all.csv"),
+        w.path("in/acme/custom_javascript_all.csv"),
+    )
+    .unwrap();
+    let mut child = spawn(&w, &["--settle", "1.5", "--mode", "events"], "cpu.log");
+    wait_for("the watcher to start", 10, || {
+        fs::read_to_string(w.path("cpu.log")).is_ok_and(|l| l.contains("start"))
+    });
+    let before = cpu_seconds(child.id());
+    // The settle window, then as long again with nothing left to do.
+    std::thread::sleep(Duration::from_secs(3));
+    let used = cpu_seconds(child.id()) - before;
+    signal(&child, "TERM");
+    assert!(wait(&mut child, 5).success());
+    let log = fs::read_to_string(w.path("cpu.log")).unwrap();
+    // A 50 ms poll costs a little; a spinning watcher used a whole core (3 s here).
+    assert!(used < 0.5, "{used} CPU seconds in 3 s: {log}");
+}
+
+/// `watch --once` that cannot work in a client folder exits 2, so a scheduled job shows it.
+#[test]
+fn once_exits_2_when_a_client_folder_cannot_be_worked_in() {
+    let w = Workdir::new("watch-unwritable");
+    drop_set(&w, "acme");
+    // In the way of the work folder (as an unwritable folder is, for another user than root).
+    fs::write(w.path("in/acme/.linkgap-work"), "not a folder").unwrap();
+    let (status, log) = once(&w, &[]);
+    assert_eq!(status.code(), Some(2), "{log}");
+    assert!(log.contains("error"), "{log}");
+    assert!(
+        log.lines()
+            .last()
+            .unwrap()
+            .contains("could not be processed"),
+        "{log}"
+    );
+}
