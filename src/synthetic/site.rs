@@ -325,7 +325,7 @@ fn plan(spec: &Spec) -> Site {
     for i in 0..spec.pages {
         let t = i % topics;
         // Sub-topics of uneven size.
-        let s = ((rng.unit().powf(1.4)) * subs_per_topic as f64) as usize % subs_per_topic;
+        let s = (rng.unit().powf(1.4) * subs_per_topic as f64) as usize % subs_per_topic;
         let sw = &sub_words[t][s];
         let (a, b) = (rng.below(sw.len()), rng.below(sw.len()));
         let own = pseudo(i);
@@ -396,7 +396,7 @@ fn links(
     }
     // Popular pages get linked more: index drawn as n * u^2 over a fixed order.
     let skewed = |list: &[usize], rng: &mut Rng| {
-        list[((rng.unit().powi(2)) * list.len() as f64) as usize % list.len()]
+        list[(rng.unit().powi(2) * list.len() as f64) as usize % list.len()]
     };
     for &i in &content {
         let p = &pages[i];
@@ -455,7 +455,8 @@ fn links(
 /// The anchor of the link `s` → `d`: a deterministic choice among the destination's H1, two
 /// of its title words, its own word, or a generic phrase.
 fn anchor(seed: u64, s: usize, d: &SitePage, di: usize) -> String {
-    let mut r = Rng::new(seed ^ (s as u64).wrapping_mul(0x2545_F491_4F6C_DD1D) ^ (di as u64) << 20);
+    let mut r =
+        Rng::new(seed ^ (s as u64).wrapping_mul(0x2545_F491_4F6C_DD1D) ^ ((di as u64) << 20));
     let u = r.unit();
     let w = &d.words;
     if u < 0.4 || w.len() < 2 {
