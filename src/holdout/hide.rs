@@ -423,7 +423,7 @@ fn copy_others(
             .map(|f| f.to_string_lossy().into_owned())
             .unwrap_or_default();
         let lower = name.to_lowercase();
-        let is_csv = lower.ends_with(".csv");
+        let is_csv = p.extension().is_some_and(|e| e.eq_ignore_ascii_case("csv"));
         let role_copy =
             lower.contains("inlinks") || lower.contains("outlinks") || lower.contains("extraction");
         let header_role = if is_csv {

@@ -210,6 +210,7 @@ pub fn read_ineligible(path: &Path) -> io::Result<HashSet<String>> {
 }
 
 /// Score the Queue and Opportunities of a run against the hidden pairs.
+#[allow(clippy::implicit_hasher)] // one caller, std's hasher
 pub fn figures(
     hidden: &[Hidden],
     queue: &[QueueRow],

@@ -589,7 +589,7 @@ fn content_page(
         html.pop();
         html.push_str("</h2>");
         let share = (links.len() - next).div_ceil(sections - s);
-        for _ in 0..(1 + r.below(2)) {
+        for _ in 0..=r.below(2) {
             html.push_str("<p>");
             words += sentence(&mut r, &own, 14, 16, html);
             html.push_str("</p>");
@@ -747,7 +747,7 @@ fn internal_row<W: Write>(w: &mut W, p: &SitePage, words: usize) -> io::Result<(
     };
     let mut cells = vec![String::new(); INTERNAL_HEADER.len()];
     let indexable = p.status == 200 && !p.robots.contains("noindex");
-    cells[col("Address")] = p.url.clone();
+    cells[col("Address")].clone_from(&p.url);
     cells[col("Content Type")] = "text/html; charset=utf-8".into();
     cells[col("Status Code")] = p.status.to_string();
     cells[col("Status")] = if p.status == 200 { "OK" } else { "Not Found" }.into();
@@ -764,14 +764,14 @@ fn internal_row<W: Write>(w: &mut W, p: &SitePage, words: usize) -> io::Result<(
     };
     if p.status == 200 {
         cells[col("Title 1")] = format!("{} | Example Garden", p.h1);
-        cells[col("H1-1")] = p.h1.clone();
-        cells[col("Canonical Link Element 1")] = p.url.clone();
+        cells[col("H1-1")].clone_from(&p.h1);
+        cells[col("Canonical Link Element 1")].clone_from(&p.url);
         cells[col("Word Count")] = words.to_string();
     } else {
         cells[col("Word Count")] = "0".into();
     }
     cells[col("Meta Robots 1")] = p.robots.into();
-    cells[col("URL Encoded Address")] = p.url.clone();
+    cells[col("URL Encoded Address")].clone_from(&p.url);
     cells[col("Crawl Timestamp")] = "2026-11-20 09:30:00".into();
     let refs: Vec<&str> = cells.iter().map(String::as_str).collect();
     row(w, &refs)
