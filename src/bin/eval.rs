@@ -42,13 +42,13 @@ fn run_hide(args: &[String]) -> ExitCode {
                     return ExitCode::from(2);
                 }
             },
-            "--seed" => match it.next().and_then(|v| v.parse().ok()) {
-                Some(v) => seed = v,
-                None => {
+            "--seed" => {
+                let Some(v) = it.next().and_then(|v| v.parse().ok()) else {
                     eprintln!("linkgap-eval: --seed takes a whole number");
                     return ExitCode::from(2);
-                }
-            },
+                };
+                seed = v;
+            }
             _ if !a.starts_with('-') && crawl.is_none() => crawl = Some(PathBuf::from(a)),
             _ => return usage(),
         }

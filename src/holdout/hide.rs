@@ -17,6 +17,9 @@ use url::Url;
 use super::html::unwrap_links;
 use super::{column, create_csv, find_files, open_csv, url_key};
 
+/// A (source, destination) pair of URL keys.
+type Pair = (String, String);
+
 /// The columns of `hidden.csv`. Not "Source"/"Destination": linkgap, run on the same folder,
 /// would take the file for a second All Inlinks export.
 pub const HIDDEN_HEADER: [&str; 8] = [
@@ -171,9 +174,7 @@ fn bad(msg: String) -> io::Error {
 
 /// First pass over All Inlinks: every distinct body pair, in first-seen order, with its first
 /// anchor and its URLs as written.
-fn body_pairs(
-    path: &Path,
-) -> io::Result<(Vec<(String, String)>, HashMap<(String, String), Hidden>)> {
+fn body_pairs(path: &Path) -> io::Result<(Vec<Pair>, HashMap<Pair, Hidden>)> {
     let (mut rdr, _) = open_csv(path)?;
     let cols = Inlinks::new(
         rdr.headers()
@@ -422,7 +423,7 @@ fn copy_others(
             .map(|f| f.to_string_lossy().into_owned())
             .unwrap_or_default();
         let lower = name.to_lowercase();
-        let is_csv = lower.ends_with(".csv");
+        let is_csv = p.extension().is_some_and(|e| e.eq_ignore_ascii_case("csv"));
         let role_copy =
             lower.contains("inlinks") || lower.contains("outlinks") || lower.contains("extraction");
         let header_role = if is_csv {

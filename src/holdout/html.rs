@@ -191,6 +191,7 @@ impl State {
     }
 }
 
+#[allow(clippy::implicit_hasher)] // one caller, std's hasher
 /// Unwrap every `<a href>` of `html` whose href, resolved against `base` with its fragment
 /// dropped, is one of `targets` ([`url_key`]s), and say which block each sat in.
 pub fn unwrap_links(

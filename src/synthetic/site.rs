@@ -325,7 +325,7 @@ fn plan(spec: &Spec) -> Site {
     for i in 0..spec.pages {
         let t = i % topics;
         // Sub-topics of uneven size.
-        let s = ((rng.unit().powf(1.4)) * subs_per_topic as f64) as usize % subs_per_topic;
+        let s = (rng.unit().powf(1.4) * subs_per_topic as f64) as usize % subs_per_topic;
         let sw = &sub_words[t][s];
         let (a, b) = (rng.below(sw.len()), rng.below(sw.len()));
         let own = pseudo(i);
@@ -396,7 +396,7 @@ fn links(
     }
     // Popular pages get linked more: index drawn as n * u^2 over a fixed order.
     let skewed = |list: &[usize], rng: &mut Rng| {
-        list[((rng.unit().powi(2)) * list.len() as f64) as usize % list.len()]
+        list[(rng.unit().powi(2) * list.len() as f64) as usize % list.len()]
     };
     for &i in &content {
         let p = &pages[i];
@@ -455,7 +455,8 @@ fn links(
 /// The anchor of the link `s` → `d`: a deterministic choice among the destination's H1, two
 /// of its title words, its own word, or a generic phrase.
 fn anchor(seed: u64, s: usize, d: &SitePage, di: usize) -> String {
-    let mut r = Rng::new(seed ^ (s as u64).wrapping_mul(0x2545_F491_4F6C_DD1D) ^ (di as u64) << 20);
+    let mut r =
+        Rng::new(seed ^ (s as u64).wrapping_mul(0x2545_F491_4F6C_DD1D) ^ ((di as u64) << 20));
     let u = r.unit();
     let w = &d.words;
     if u < 0.4 || w.len() < 2 {
@@ -588,7 +589,7 @@ fn content_page(
         html.pop();
         html.push_str("</h2>");
         let share = (links.len() - next).div_ceil(sections - s);
-        for _ in 0..(1 + r.below(2)) {
+        for _ in 0..=r.below(2) {
             html.push_str("<p>");
             words += sentence(&mut r, &own, 14, 16, html);
             html.push_str("</p>");
@@ -746,7 +747,7 @@ fn internal_row<W: Write>(w: &mut W, p: &SitePage, words: usize) -> io::Result<(
     };
     let mut cells = vec![String::new(); INTERNAL_HEADER.len()];
     let indexable = p.status == 200 && !p.robots.contains("noindex");
-    cells[col("Address")] = p.url.clone();
+    cells[col("Address")].clone_from(&p.url);
     cells[col("Content Type")] = "text/html; charset=utf-8".into();
     cells[col("Status Code")] = p.status.to_string();
     cells[col("Status")] = if p.status == 200 { "OK" } else { "Not Found" }.into();
@@ -763,14 +764,14 @@ fn internal_row<W: Write>(w: &mut W, p: &SitePage, words: usize) -> io::Result<(
     };
     if p.status == 200 {
         cells[col("Title 1")] = format!("{} | Example Garden", p.h1);
-        cells[col("H1-1")] = p.h1.clone();
-        cells[col("Canonical Link Element 1")] = p.url.clone();
+        cells[col("H1-1")].clone_from(&p.h1);
+        cells[col("Canonical Link Element 1")].clone_from(&p.url);
         cells[col("Word Count")] = words.to_string();
     } else {
         cells[col("Word Count")] = "0".into();
     }
     cells[col("Meta Robots 1")] = p.robots.into();
-    cells[col("URL Encoded Address")] = p.url.clone();
+    cells[col("URL Encoded Address")].clone_from(&p.url);
     cells[col("Crawl Timestamp")] = "2026-11-20 09:30:00".into();
     let refs: Vec<&str> = cells.iter().map(String::as_str).collect();
     row(w, &refs)
