@@ -45,7 +45,7 @@ pub const PER_DESTINATION: usize = 5;
 /// page in one edit. Measured on postgres15 (hidden 10%, 5 seeds, 5 per destination), the
 /// first N proposals recover 1.31× / 1.70× / 2.09× / 2.25× / 2.36× / 2.61× the hidden links
 /// similarity alone does with a source cap of 3 / 5 / 10 / 15 / 20 / none (`docs/ranking.md`).
-pub const PER_SOURCE: usize = 10;
+pub const PER_SOURCE: usize = 15;
 
 /// Weight of a link back (`t → r`) in the score.
 pub const W_LINK_BACK: f32 = 0.5;

@@ -50,7 +50,9 @@ pub struct SuggestedPassage {
 pub enum Placement {
     /// No page text was given, so no passage was looked for.
     NotLooked,
-    /// The source's text has no block that fits, or the page has no text: the reason.
+    /// The page text export has no text for the source page: the reason.
+    NoText(String),
+    /// The source's text has no block that fits: the reason.
     NoPlace(String),
     /// The best block.
     Found(Box<SuggestedPassage>),
@@ -89,31 +91,29 @@ pub struct Candidate {
 
 /// Weight of how underlinked the destination is in [`Candidate::priority`].
 const UNDERLINKED_WEIGHT: f64 = 0.2;
-/// Weight of the passage's strength in [`Candidate::priority`], when page text was read.
-const PASSAGE_WEIGHT: f64 = 0.4;
+/// Weight of the passage's strength (0–1) added to the evidence score, when page text was
+/// read: a source whose text already names the destination the way other pages link to it
+/// is likely to take the link.
+pub const PASSAGE_WEIGHT: f64 = 1.0;
 
 impl Candidate {
-    /// Priority 0–100, for the Queue's order:
-    /// `100 × (1 − e^−score) × (0.8 + 0.2·underlinked) × passage × importance`, where `score`
-    /// is the ranking's evidence score (similarity plus link-graph evidence),
+    /// Priority 0–100, for the Queue's order and its budget:
+    /// `100 × (1 − e^−(score + 0.5·passage)) × (0.8 + 0.2·underlinked) × importance`, where
+    /// `score` is the ranking's evidence (similarity plus link-graph evidence), `passage` the
+    /// suggested passage's strength (0–1; 0 without page text or a place),
     /// `underlinked = 1 / (1 + ln(1 + body inlinks))` (1 for a page with no body inlinks, 0.29
-    /// with 10), `passage = 0.6 + 0.4 × strength` when page text was read (0.6 when no block
-    /// fits) and 1 without page text, and `importance` the destination's weight (1 without
-    /// signals). The evidence dominates by design: it is what predicts that a link belongs.
+    /// with 10) and `importance` the destination's weight (1 without signals). The evidence
+    /// dominates by design: it is what predicts that a link belongs.
     pub fn priority(&self) -> f64 {
-        let evidence = 1.0 - (-f64::from(self.score.max(0.0))).exp();
-        let underlinked = 1.0 / (1.0 + f64::from(self.destination_inlinks).ln_1p());
         let passage = match &self.placement {
-            Placement::NotLooked => 1.0,
-            Placement::NoPlace(_) => 1.0 - PASSAGE_WEIGHT,
-            Placement::Found(p) => {
-                1.0 - PASSAGE_WEIGHT + PASSAGE_WEIGHT * p.strength.clamp(0.0, 1.0)
-            }
+            Placement::Found(p) => p.strength.clamp(0.0, 1.0),
+            Placement::NotLooked | Placement::NoText(_) | Placement::NoPlace(_) => 0.0,
         };
+        let evidence = 1.0 - (-(f64::from(self.score.max(0.0)) + PASSAGE_WEIGHT * passage)).exp();
+        let underlinked = 1.0 / (1.0 + f64::from(self.destination_inlinks).ln_1p());
         let value = 100.0
             * evidence
             * (1.0 - UNDERLINKED_WEIGHT + UNDERLINKED_WEIGHT * underlinked)
-            * passage
             * self.importance;
         (value * 10.0).round() / 10.0
     }
@@ -738,7 +738,9 @@ pub fn queue_row(client: &str, row: QueueRow) -> Vec<Cell> {
 fn placement_cells(placement: Placement) -> [Cell; 4] {
     match placement {
         Placement::NotLooked => [Cell::Empty, Cell::Empty, Cell::Empty, Cell::Empty],
-        Placement::NoPlace(why) => [Cell::Empty, Cell::Empty, Cell::Empty, Cell::text(why)],
+        Placement::NoText(why) | Placement::NoPlace(why) => {
+            [Cell::Empty, Cell::Empty, Cell::Empty, Cell::text(why)]
+        }
         Placement::Found(p) => {
             let SuggestedPassage {
                 text,
@@ -757,6 +759,7 @@ fn placement_cells(placement: Placement) -> [Cell; 4] {
                 passage,
                 anchor_text,
                 Cell::Number((strength * 100.0).round()),
+                Cell::Empty,
             ]
         }
     }
@@ -939,16 +942,16 @@ mod tests {
         let linked = c.priority();
         assert!(linked < stronger && linked > stronger * 0.8, "{linked}");
         c.placement = Placement::NoPlace("no natural place found".into());
-        let no_place = c.priority();
-        assert!((no_place - linked * 0.6).abs() < 0.1, "{no_place}");
+        assert!((c.priority() - linked).abs() < 0.05);
         c.placement = Placement::Found(Box::new(SuggestedPassage {
             text: "see the index".into(),
             anchor: Some(8..13),
             strength: 1.0,
         }));
-        assert!((c.priority() - linked).abs() < 0.1);
+        let placed = c.priority();
+        assert!(placed > linked, "{placed} {linked}");
         c.importance = 0.5;
-        assert!((c.priority() - linked * 0.5).abs() < 0.1);
+        assert!((c.priority() - placed * 0.5).abs() < 0.1);
     }
 
     #[test]

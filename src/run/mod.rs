@@ -154,6 +154,18 @@ pub fn run(config: &RunConfig) -> Result<Outcome> {
     );
     found.put_back(&compared, neighbors, config.top_k);
     let passages = passages::suggest(config, &crawl, &mut candidates, progress, &mut report)?;
+    let budgeted = queue::apply_budget(candidates, config.ranking.budget);
+    let budget_text = ranking::budget_text(
+        &ranked,
+        config.ranking.budget,
+        budgeted.kept.len(),
+        (
+            budgeted.cut_by_destination,
+            budgeted.cut_by_source,
+            budgeted.cut_no_place,
+        ),
+    );
+    let candidates = budgeted.kept;
     let analysis = Analysis {
         config,
         urls: &crawl.urls,
@@ -177,7 +189,7 @@ pub fn run(config: &RunConfig) -> Result<Outcome> {
         counts: &counts,
         queue: &queue_rows,
         history: &history,
-        budget: ranking::budget_text(&ranked, config.ranking.budget),
+        budget: budget_text.clone(),
         check: ranking::check_text(&ranked),
         passages: passages.describe(),
     });
@@ -212,7 +224,7 @@ pub fn run(config: &RunConfig) -> Result<Outcome> {
         tables: &tables,
         search: &search::description(&found.reports),
         ranking: [
-            &ranking::budget_text(&ranked, config.ranking.budget),
+            &budget_text,
             &ranking::check_text(&ranked),
             &passages.describe(),
         ],

@@ -165,7 +165,7 @@ fn place_all(
                 return 0;
             };
             let Some(blocks) = kept.get(&s) else {
-                c.placement = Placement::NoPlace(passage::NoPlace::NoText.to_string());
+                c.placement = Placement::NoText(passage::NoPlace::NoText.to_string());
                 return 0;
             };
             let base = url::Url::parse(&c.source).ok();
@@ -183,6 +183,10 @@ fn place_all(
                         strength: found.score,
                     }));
                     1
+                }
+                Err(why @ passage::NoPlace::NoText) => {
+                    c.placement = Placement::NoText(why.to_string());
+                    0
                 }
                 Err(why) => {
                     c.placement = Placement::NoPlace(why.to_string());

@@ -73,6 +73,71 @@ pub(super) fn candidates(
         .collect()
 }
 
+/// What the budget kept, best first, and how many it cut by each cap.
+pub(super) struct Budgeted {
+    pub(super) kept: Vec<Candidate>,
+    pub(super) cut_by_destination: usize,
+    pub(super) cut_by_source: usize,
+    /// Pairs whose source text has no natural place for the link (with `--queue budget`).
+    pub(super) cut_no_place: usize,
+}
+
+/// Order the pool by priority (evidence, passage, importance, underlinking) and keep rows
+/// while their destination and source have room. With a budget, a pair whose source text
+/// was read and has no natural place for the link is not queued: the method says not to
+/// force a page-level match into a paragraph that does not want it (Opportunities still
+/// lists the pair).
+pub(super) fn apply_budget(mut pool: Vec<Candidate>, budget: crate::rank::Budget) -> Budgeted {
+    let priorities: Vec<f64> = pool.iter().map(Candidate::priority).collect();
+    let mut order: Vec<usize> = (0..pool.len()).collect();
+    order.sort_unstable_by(|&a, &b| {
+        priorities[b]
+            .total_cmp(&priorities[a])
+            .then_with(|| pool[b].score.total_cmp(&pool[a].score))
+            .then_with(|| {
+                (&pool[a].destination, &pool[a].source).cmp(&(&pool[b].destination, &pool[b].source))
+            })
+    });
+    let cap_d = budget.per_destination.unwrap_or(usize::MAX);
+    let cap_s = budget.per_source.unwrap_or(usize::MAX);
+    let mut to: HashMap<Arc<str>, usize> = HashMap::new();
+    let mut from: HashMap<Arc<str>, usize> = HashMap::new();
+    let mut keep = vec![false; pool.len()];
+    let budgeted = budget.per_destination.is_some() || budget.per_source.is_some();
+    let (mut cut_by_destination, mut cut_by_source, mut cut_no_place) = (0, 0, 0);
+    for i in order {
+        let c = &pool[i];
+        if budgeted && matches!(c.placement, Placement::NoPlace(_)) {
+            cut_no_place += 1;
+            continue;
+        }
+        let d = to.entry(c.destination.clone()).or_default();
+        if *d >= cap_d {
+            cut_by_destination += 1;
+            continue;
+        }
+        let s = from.entry(c.source.clone()).or_default();
+        if *s >= cap_s {
+            cut_by_source += 1;
+            continue;
+        }
+        *d += 1;
+        *s += 1;
+        keep[i] = true;
+    }
+    let mut i = 0;
+    pool.retain(|_| {
+        i += 1;
+        keep[i - 1]
+    });
+    Budgeted {
+        kept: pool,
+        cut_by_destination,
+        cut_by_source,
+        cut_no_place,
+    }
+}
+
 /// Each compared page's fingerprint (its vector and title), to tell a reviewer's decision
 /// apart from a page that changed since.
 pub(super) fn fingerprints(

@@ -75,12 +75,28 @@ pub(super) fn rank(
             rank::holdout::HIDDEN_SHARE,
         )
     });
-    let ranking = rank::rank(&graph, &inputs, &options);
+    // The Queue's pool: up to four times the destination cap per destination and no source
+    // cap yet, so the passage found in the page text can still reorder the pool before the
+    // budget (see `queue::apply_budget`).
+    let pool = rank::Options {
+        budget: rank::Budget {
+            per_destination: options.budget.per_destination.map(|c| c.saturating_mul(4)),
+            per_source: None,
+        },
+        ..options
+    };
+    let ranking = rank::rank(&graph, &inputs, &pool);
     Ranked { ranking, check }
 }
 
-/// The budget in words, for the Summary and Run sheets.
-pub(super) fn budget_text(ranked: &Ranked, budget: rank::Budget) -> String {
+/// The budget in words, for the Summary and Run sheets: `kept` rows, `cut` by the
+/// destination and the source caps after the pool.
+pub(super) fn budget_text(
+    ranked: &Ranked,
+    budget: rank::Budget,
+    kept: usize,
+    (cut_d, cut_s, no_place): (usize, usize, usize),
+) -> String {
     let r = &ranked.ranking;
     let caps = match (budget.per_destination, budget.per_source) {
         (None, None) => "no budget (--queue all): every candidate is kept".to_string(),
@@ -98,12 +114,17 @@ pub(super) fn budget_text(ranked: &Ranked, budget: rank::Budget) -> String {
             )
         }
     };
+    let no_place = if no_place > 0 {
+        format!(", {no_place} because the source's text has no natural place for the link")
+    } else {
+        String::new()
+    };
     format!(
-        "{caps}; {} candidates ranked, {} kept, {} cut by the destination cap, {} by the source cap (every target's neighbours stay in Opportunities)",
+        "{caps}; {} candidates ranked, {} kept, {} cut by the destination cap, {} by the source cap{no_place} (every target's neighbours stay in Opportunities)",
         r.candidates,
-        r.kept.len(),
-        r.cut_by_destination,
-        r.cut_by_source
+        kept,
+        r.cut_by_destination + cut_d,
+        r.cut_by_source + cut_s
     )
 }
 
