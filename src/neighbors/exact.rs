@@ -969,7 +969,18 @@ mod tests {
             let q = Matrix::new(&qd, m, d);
             let got = top_k(q, &ids(m), c, &ci, k);
             let old = top_k_blocked_legacy(q, &ids(m), c, &ci, k);
-            assert_eq!(bits(&got), bits(&old), "{m} x {n} x {d}");
+            // The one exception: a legacy query block of a single row (m = 1,024·j + 1) went
+            // through gemm's matrix-vector path, which rounds differently; the tiled search
+            // never forms a one-row tile. That row's neighbours agree within an ulp or two.
+            let tail = if m % BLOCK_ROWS == 1 { m - 1 } else { m };
+            assert_eq!(bits(&got[..tail]), bits(&old[..tail]), "{m} x {n} x {d}");
+            for (a, b) in got[tail..].iter().zip(&old[tail..]) {
+                assert_eq!(a.len(), b.len());
+                for (x, y) in a.iter().zip(b) {
+                    assert_eq!(x.id, y.id);
+                    assert!((x.score - y.score).abs() <= 1e-6);
+                }
+            }
         }
     }
 
