@@ -4,8 +4,9 @@
 //! time): each thread multiplies a tile of [`TILE_ROWS`] queries by [`TILE_COLS`] candidates
 //! with a single-threaded GEMM and scans the 1 MiB score tile at once, while it is still in its
 //! cache, with a bounded top-k per row (a 16-wide threshold test against the row's current k-th
-//! best, then sorted insertion for the few scores that pass). Memory is bounded by the tiles,
-//! never N×N.
+//! best, then sorted insertion for the few scores that pass). Vectors wider than
+//! [`TILED_MAX_DIM`] keep the earlier blocked kernel. Memory is bounded by the tiles (or the
+//! 16 MiB block), never N×N.
 //!
 //! When the query set *is* the candidate set (same slice, same ids, the usual "every page against
 //! every page" case), only the tiles on and above the diagonal are formed and each score
@@ -135,13 +136,21 @@ pub fn top_k_with_progress(
     let same = m == n
         && std::ptr::eq(queries.data.as_ptr(), candidates.data.as_ptr())
         && (std::ptr::eq(query_ids.as_ptr(), cand_ids.as_ptr()) || query_ids == cand_ids);
-    let state = if same {
-        symmetric(queries, query_ids, k, progress)
-    } else {
-        rectangular(queries, query_ids, candidates, cand_ids, k, progress)
+    let state = match (same, queries.dim <= TILED_MAX_DIM) {
+        (true, true) => symmetric(queries, query_ids, k, progress),
+        (false, true) => rectangular(queries, query_ids, candidates, cand_ids, k, progress),
+        (true, false) => legacy_symmetric(queries, query_ids, k, progress),
+        (false, false) => legacy_rectangular(queries, query_ids, candidates, cand_ids, k, progress),
     };
     state.into_lists()
 }
+
+/// Widest vectors searched by the tiled kernel; wider ones keep the blocked kernel (a 16 MiB
+/// score block filled by a two-thread GEMM, then scanned). Both return the same lists; in
+/// the one contended run of 2026-12-01 (docs/performance.md) the tiled kernel matched the
+/// blocked one at d = 384 and ran 0.62× as fast at d = 1,536, so it is not used there until
+/// measured on a quiet host.
+pub const TILED_MAX_DIM: usize = 512;
 
 /// The search before issue 15 (blocks of [`BLOCK_ROWS`] × [`CHUNK_COLS`], a 16 MiB score
 /// buffer filled by a two-thread GEMM, then scanned), kept only so benches and tests can check
@@ -163,9 +172,9 @@ pub fn top_k_blocked_legacy(
         && std::ptr::eq(queries.data.as_ptr(), candidates.data.as_ptr())
         && (std::ptr::eq(query_ids.as_ptr(), cand_ids.as_ptr()) || query_ids == cand_ids);
     let state = if same {
-        legacy_symmetric(queries, query_ids, k)
+        legacy_symmetric(queries, query_ids, k, &|_| {})
     } else {
-        legacy_rectangular(queries, query_ids, candidates, cand_ids, k)
+        legacy_rectangular(queries, query_ids, candidates, cand_ids, k, &|_| {})
     };
     state.into_lists()
 }
@@ -601,7 +610,14 @@ fn symmetric(x: Matrix, ids: &[u32], k: usize, progress: &(dyn Fn(usize) + Sync)
     state
 }
 
-fn legacy_rectangular(q: Matrix, q_ids: &[u32], c: Matrix, c_ids: &[u32], k: usize) -> State {
+fn legacy_rectangular(
+    q: Matrix,
+    q_ids: &[u32],
+    c: Matrix,
+    c_ids: &[u32],
+    k: usize,
+    progress: &(dyn Fn(usize) + Sync),
+) -> State {
     let (m, n) = (q.rows, c.rows);
     let bm = BLOCK_ROWS.min(m);
     let w = CHUNK_COLS.min(n);
@@ -632,11 +648,12 @@ fn legacy_rectangular(q: Matrix, q_ids: &[u32], c: Matrix, c_ids: &[u32], k: usi
             j0 = j1;
         }
         i0 = i1;
+        progress(i0);
     }
     state
 }
 
-fn legacy_symmetric(x: Matrix, ids: &[u32], k: usize) -> State {
+fn legacy_symmetric(x: Matrix, ids: &[u32], k: usize, progress: &(dyn Fn(usize) + Sync)) -> State {
     let n = x.rows;
     let bm = BLOCK_ROWS.min(n);
     let w = CHUNK_COLS.max(bm).min(n);
@@ -692,6 +709,7 @@ fn legacy_symmetric(x: Matrix, ids: &[u32], k: usize) -> State {
             j0 = j1;
         }
         i0 = i1;
+        progress(i0);
     }
     state
 }

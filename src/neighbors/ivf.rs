@@ -117,26 +117,20 @@ pub fn default_nlist(n: usize) -> usize {
     l.clamp(16, 16_384).min((n / 16).max(1))
 }
 
-/// `nprobe` default for `n` candidates in `nlist` lists: 3, or 2 when lists average at least
-/// [`BIG_LIST_ROWS`] rows; at most `nlist`.
+/// `nprobe` default for `n` candidates in `nlist` lists: `nlist / 100`, at least 4 and at
+/// most 64 (and at most `nlist`).
 ///
-/// Why so small: a query is searched together with its whole group (the queries sharing its
-/// primary list, ~`n / nlist` of them), against the union of the group's probe lists, so the
-/// lists a query actually sees are ~15–25× `nprobe` (measured: 100k × 1536, nlist 316,
-/// nprobe 2 scans 10 % of all pairs, 16× the nominal 0.6 %). Larger lists mean larger groups and
-/// larger unions, hence the lower value for big inputs. Measured recall@5 on the realistic
-/// synthetic data: 100k × 1536 (nlist 316): nprobe 2 → 0.990–0.993, 3 → 0.996;
-/// 1M × 384 (nlist 1000): 1 → 0.67, 2 → 0.991.
+/// The inverted search scores each query against exactly its `nprobe` lists (the grouped
+/// search before it saw the union of its whole group's lists, ~15–25× more), so the recall
+/// comes from `nprobe` alone. Measured recall@5 against exact search on linkgap-gen's vectors
+/// (2026-12-01, `benches/search.rs`): 200,000 × 384 (nlist 447): nprobe 2 → 0.956, 3 → 0.994,
+/// 4 → 0.9993; 50,000 × 384 (nlist 224): 2 → 0.9988, 4 → 1.0. Larger sites have longer lists
+/// but also more of them per topic, hence the growth with `nlist` (1M × 384: 10, not measured
+/// with the inverted search yet).
 pub fn default_nprobe(n: usize, nlist: usize) -> usize {
-    let p = if n >= BIG_LIST_ROWS * nlist.max(1) {
-        2
-    } else {
-        3
-    };
-    p.min(nlist.max(1))
+    let _ = n;
+    (nlist / 100).clamp(4, 64).min(nlist.max(1))
 }
-/// Lists this long on average need only 2 probes (see [`default_nprobe`]).
-pub const BIG_LIST_ROWS: usize = 512;
 
 /// Why an IVF search could not run.
 #[derive(Clone, Debug, PartialEq)]
@@ -213,7 +207,11 @@ pub fn auto_choose(n_queries: usize, n_candidates: usize, dim: usize) -> Choice 
 }
 /// Effective dot-product rate of the GEMM kernel, multiply-adds per second (2 FLOP each).
 pub const EXACT_RATE: f64 = 1.9e11;
-/// Fraction of all query × candidate pairs the default IVF scans (measured, union included).
+/// Fraction of all query × candidate pairs the IVF search costs, relative to exact search's rate.
+/// Measured for the grouped search (0.2, unions included); the inverted search scores
+/// `nprobe / nlist` of the pairs (1–2 % by default) plus training and gathering. Left at the
+/// old, conservative value until the crossover is re-measured, so `--index auto` picks exact
+/// search at least as often as before.
 pub const IVF_SCAN_FRAC: f64 = 0.2;
 /// Fixed cost of an IVF search (training, setup), seconds.
 pub const IVF_FIXED: f64 = 0.5;
@@ -1333,8 +1331,8 @@ mod tests {
     fn ivf_defaults_and_auto_choose() {
         assert_eq!(default_nlist(100_000), 316);
         assert_eq!(default_nlist(1_000_000), 1000);
-        assert_eq!(default_nprobe(100_000, 316), 3);
-        assert_eq!(default_nprobe(1_000_000, 1000), 2);
+        assert_eq!(default_nprobe(100_000, 316), 4);
+        assert_eq!(default_nprobe(1_000_000, 1000), 10);
         assert_eq!(default_nprobe(100, 2), 2);
         assert_eq!(auto_choose(20_000, 20_000, 1536), Choice::Exact);
         assert_eq!(auto_choose(100_000, 100_000, 1536), Choice::Ivf);
