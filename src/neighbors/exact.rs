@@ -1,11 +1,15 @@
 //! Exact top-k nearest neighbours by dot product (cosine on L2-normalised rows).
 //!
-//! Blocked matrix products with the `gemm` crate (AVX-512 via its `x86-v4` feature, picked at run
-//! time), followed by a bounded top-k scan per row (threshold filter + sorted insertion).
-//! Memory is bounded by the block size (`BLOCK_ROWS × CHUNK_COLS` f32 scores), never N×N.
+//! Tiled matrix products with the `gemm` crate (AVX-512 via its `x86-v4` feature, picked at run
+//! time): each thread multiplies a tile of [`TILE_ROWS`] queries by [`TILE_COLS`] candidates
+//! with a single-threaded GEMM and scans the 1 MiB score tile at once, while it is still in its
+//! cache, with a bounded top-k per row (a 16-wide threshold test against the row's current k-th
+//! best, then sorted insertion for the few scores that pass). Vectors wider than
+//! [`TILED_MAX_DIM`] keep the earlier blocked kernel. Memory is bounded by the tiles (or the
+//! 16 MiB block), never N×N.
 //!
 //! When the query set *is* the candidate set (same slice, same ids, the usual "every page against
-//! every page" case), only the upper triangle of the similarity matrix is formed and each score
+//! every page" case), only the tiles on and above the diagonal are formed and each score
 //! updates both rows, which halves the arithmetic.
 
 // `!(s < thr)` is deliberate: NaN must pass the filter (and then rank as -inf), and the
@@ -94,8 +98,9 @@ pub fn top_k(
     top_k_with_progress(queries, query_ids, candidates, cand_ids, k, &|_| {})
 }
 
-/// Like [`top_k`], calling `progress(rows_done)` with the cumulative number of query rows whose
-/// result is final (monotone, ends at `queries.rows`). Called from the calling thread only.
+/// Like [`top_k`], calling `progress(rows_done)` with the number of query rows done, or, where
+/// no row is final before the end (all pairs), the work done scaled to rows (monotone, ends at
+/// `queries.rows`). Called under a lock, possibly from rayon's worker threads.
 pub fn top_k_with_progress(
     queries: Matrix,
     query_ids: &[u32],
@@ -131,12 +136,53 @@ pub fn top_k_with_progress(
     let same = m == n
         && std::ptr::eq(queries.data.as_ptr(), candidates.data.as_ptr())
         && (std::ptr::eq(query_ids.as_ptr(), cand_ids.as_ptr()) || query_ids == cand_ids);
-    let state = if same {
-        symmetric(queries, query_ids, k, progress)
-    } else {
-        rectangular(queries, query_ids, candidates, cand_ids, k, progress)
+    let state = match (same, queries.dim <= TILED_MAX_DIM) {
+        (true, true) => symmetric(queries, query_ids, k, progress),
+        (false, true) => rectangular(queries, query_ids, candidates, cand_ids, k, progress),
+        (true, false) => legacy_symmetric(queries, query_ids, k, progress),
+        (false, false) => legacy_rectangular(queries, query_ids, candidates, cand_ids, k, progress),
     };
     state.into_lists()
+}
+
+/// Widest vectors searched by the tiled kernel; wider ones keep the blocked kernel (a 16 MiB
+/// score block filled by a two-thread GEMM, then scanned). Both return the same lists; in
+/// the one contended run of 2026-12-01 (docs/performance.md) the tiled kernel matched the
+/// blocked one at d = 384 and ran 0.62× as fast at d = 1,536, so it is not used there until
+/// measured on a quiet host.
+pub const TILED_MAX_DIM: usize = 512;
+
+/// The search before issue 15 (blocks of [`BLOCK_ROWS`] × [`CHUNK_COLS`], a 16 MiB score
+/// buffer filled by a two-thread GEMM, then scanned), kept only so benches and tests can check
+/// in one run that the tiled search is faster and returns identical lists.
+#[doc(hidden)]
+pub fn top_k_blocked_legacy(
+    queries: Matrix,
+    query_ids: &[u32],
+    candidates: Matrix,
+    cand_ids: &[u32],
+    k: usize,
+) -> Vec<Vec<Neighbor>> {
+    let (m, n) = (queries.rows, candidates.rows);
+    if k == 0 || m == 0 || n == 0 {
+        return vec![Vec::new(); m];
+    }
+    let k = k.min(n);
+    let same = m == n
+        && std::ptr::eq(queries.data.as_ptr(), candidates.data.as_ptr())
+        && (std::ptr::eq(query_ids.as_ptr(), cand_ids.as_ptr()) || query_ids == cand_ids);
+    let state = if same {
+        legacy_symmetric(queries, query_ids, k, &|_| {})
+    } else {
+        legacy_rectangular(queries, query_ids, candidates, cand_ids, k, &|_| {})
+    };
+    state.into_lists()
+}
+
+/// `out[i*ldo + j] = <a_i, b_j>` with both threads, for benches (the GEMM ceiling probe).
+#[doc(hidden)]
+pub fn dot_block_for_bench(a: Matrix, b: Matrix, out: &mut [f32], ldo: usize) {
+    dot_block(a, b, out, ldo);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -173,6 +219,25 @@ impl State {
             ids: &mut self.ids,
             len: &mut self.len,
             thr: &mut self.thr,
+        }
+    }
+
+    /// Merge `other` (same shape) into `self`: afterwards each row holds the best k of both
+    /// rows' entries (score descending, ties by id). The result does not depend on how the
+    /// offers were split between the two states, provided no candidate was offered to a row in
+    /// both.
+    pub(crate) fn merge_from(&mut self, other: &State) {
+        assert_eq!(self.k, other.k, "merge_from: k differs");
+        assert_eq!(self.rows(), other.rows(), "merge_from: rows differ");
+        let k = self.k;
+        let mut v = self.view();
+        for r in 0..other.rows() {
+            for t in 0..other.len[r] as usize {
+                let (s, id) = (other.scores[r * k + t], other.ids[r * k + t]);
+                if !(s < v.thr[r]) {
+                    v.insert(r, s, id);
+                }
+            }
         }
     }
 
@@ -258,6 +323,11 @@ impl<'a> StateMut<'a> {
         if id == self_id {
             return;
         }
+        self.insert(r, score, id);
+    }
+
+    /// Insert (`score`, `id`) into row `r`'s sorted list if it ranks among the best k.
+    fn insert(&mut self, r: usize, score: f32, id: u32) {
         let s = if score.is_nan() {
             f32::NEG_INFINITY
         } else {
@@ -423,7 +493,124 @@ pub(crate) fn dot_block_par(a: Matrix, b: Matrix, out: &mut [f32], ldo: usize, a
     }
 }
 
+/// Query rows per tile of the tiled search (GEMM `m`).
+pub const TILE_ROWS: usize = 512;
+/// Candidate rows per tile (GEMM `n`): with [`TILE_ROWS`] a 1 MiB score tile, scanned by the
+/// thread that computed it while it is still in its cache.
+pub const TILE_COLS: usize = 512;
+
+/// `0..n` cut into `parts` near-equal ranges (no tiny tail tile).
+fn even_cuts(n: usize, parts: usize) -> Vec<(usize, usize)> {
+    let parts = parts.clamp(1, n.max(1));
+    (0..parts)
+        .map(|t| (n * t / parts, n * (t + 1) / parts))
+        .collect()
+}
+
+/// Tiled rectangular search: the query rows are cut into blocks, one task per block (each
+/// owns its rows' top-k state); a task multiplies its block by one candidate tile at a time
+/// with a single-threaded GEMM and scans the tile at once.
 fn rectangular(
+    q: Matrix,
+    q_ids: &[u32],
+    c: Matrix,
+    c_ids: &[u32],
+    k: usize,
+    progress: &(dyn Fn(usize) + Sync),
+) -> State {
+    let (m, n) = (q.rows, c.rows);
+    let threads = rayon::current_num_threads().max(1);
+    // Enough blocks for every thread, blocks of at most TILE_ROWS and (unless m is smaller)
+    // at least 16 rows.
+    let blocks = m
+        .div_ceil(TILE_ROWS)
+        .max(threads.min(m.div_ceil(16)))
+        .max(1);
+    let rows = even_cuts(m, blocks);
+    let cols = even_cuts(n, n.div_ceil(TILE_COLS));
+    let mut state = State::new(m, k);
+    let mut views = Vec::with_capacity(rows.len());
+    let mut rest = state.view();
+    for &(a, b) in &rows {
+        let (v, r) = rest.split_at(b - a);
+        views.push((a, v));
+        rest = r;
+    }
+    let done = std::sync::Mutex::new(0usize);
+    views
+        .into_par_iter()
+        .with_max_len(1)
+        .for_each(|(a, mut st)| {
+            let qb = q.slice_rows(a, a + st.rows());
+            let widest = cols.iter().map(|&(j0, j1)| j1 - j0).max().unwrap_or(0);
+            let mut buf = vec![0f32; st.rows() * widest];
+            for &(j0, j1) in &cols {
+                let cw = j1 - j0;
+                dot_block_par(qb, c.slice_rows(j0, j1), &mut buf, cw, false);
+                for r in 0..st.rows() {
+                    st.scan_row(r, &buf[r * cw..(r + 1) * cw], &c_ids[j0..j1], q_ids[a + r]);
+                }
+            }
+            let mut dn = done.lock().unwrap();
+            *dn += st.rows();
+            progress(*dn);
+        });
+    state
+}
+
+/// Tiled all-pairs search: the rows are cut into blocks and every tile (I, J) with J ≥ I is
+/// formed once by a single-threaded GEMM; its rows update block I's lists (row pass) and its
+/// columns block J's (column pass), while the tile is in cache. One task per block row I, on
+/// a worker's own top-k state for all rows (at most one worker per thread); the states are
+/// merged at the end. Every pair reaches each of its rows once, so the merged lists (best k by
+/// score, ties by id) are the ones a single state would hold.
+fn symmetric(x: Matrix, ids: &[u32], k: usize, progress: &(dyn Fn(usize) + Sync)) -> State {
+    let n = x.rows;
+    let blocks = even_cuts(n, n.div_ceil(TILE_ROWS));
+    let pool: std::sync::Mutex<Vec<(State, Vec<f32>)>> = std::sync::Mutex::new(Vec::new());
+    let nb = blocks.len();
+    let total = (nb * (nb + 1) / 2).max(1);
+    let done = std::sync::Mutex::new(0usize);
+    (0..nb).into_par_iter().with_max_len(1).for_each(|bi| {
+        let popped = pool.lock().unwrap().pop();
+        let (mut state, mut buf) = popped.unwrap_or_else(|| (State::new(n, k), Vec::new()));
+        let (i0, i1) = blocks[bi];
+        let xb = x.slice_rows(i0, i1);
+        for &(j0, j1) in &blocks[bi..] {
+            let cw = j1 - j0;
+            buf.resize((i1 - i0) * cw, 0.0);
+            dot_block_par(xb, x.slice_rows(j0, j1), &mut buf, cw, false);
+            let mut v = state.view();
+            for r in 0..i1 - i0 {
+                v.scan_row(
+                    i0 + r,
+                    &buf[r * cw..(r + 1) * cw],
+                    &ids[j0..j1],
+                    ids[i0 + r],
+                );
+            }
+            if j0 >= i1 {
+                let own = &ids[j0..j1];
+                v.range(j0, j1).scan_cols(&buf, cw, 0, &ids[i0..i1], own);
+            }
+        }
+        pool.lock().unwrap().push((state, buf));
+        let mut dn = done.lock().unwrap();
+        *dn += nb - bi;
+        progress((*dn * n / total).min(n - 1));
+    });
+    let mut workers = pool.into_inner().unwrap();
+    let mut state = workers
+        .pop()
+        .map_or_else(|| State::new(n, k), |(state, _)| state);
+    for (w, _) in &workers {
+        state.merge_from(w);
+    }
+    progress(n);
+    state
+}
+
+fn legacy_rectangular(
     q: Matrix,
     q_ids: &[u32],
     c: Matrix,
@@ -466,7 +653,7 @@ fn rectangular(
     state
 }
 
-fn symmetric(x: Matrix, ids: &[u32], k: usize, progress: &(dyn Fn(usize) + Sync)) -> State {
+fn legacy_symmetric(x: Matrix, ids: &[u32], k: usize, progress: &(dyn Fn(usize) + Sync)) -> State {
     let n = x.rows;
     let bm = BLOCK_ROWS.min(n);
     let w = CHUNK_COLS.max(bm).min(n);
@@ -772,6 +959,78 @@ mod tests {
             }
         );
         assert!(r[1].iter().all(|x| x.score == f32::NEG_INFINITY));
+    }
+
+    /// The tiled search returns the legacy blocked search's lists bit for bit (same ids, same
+    /// score bits, same order), over shapes with several tiles, uneven tails and both paths.
+    #[test]
+    fn tiled_is_identical_to_legacy() {
+        for &(m, n, d, k) in &[
+            (1300, 1300, 48, 5),
+            (700, 2500, 384, 5),
+            (3, 1100, 20, 4),
+            (1025, 1025, 600, 3),
+        ] {
+            let cd = random_rows(n, d, 31 + n as u64, 0);
+            let c = Matrix::new(&cd, n, d);
+            let ci = ids(n);
+            let bits = |v: &[Vec<Neighbor>]| -> Vec<Vec<(u32, u32)>> {
+                v.iter()
+                    .map(|l| l.iter().map(|x| (x.id, x.score.to_bits())).collect())
+                    .collect()
+            };
+            if m == n {
+                let got = top_k(c, &ci, c, &ci, k);
+                assert_eq!(bits(&got), bits(&top_k_blocked_legacy(c, &ci, c, &ci, k)));
+            }
+            let qd = random_rows(m, d, 77 + m as u64, 0);
+            let q = Matrix::new(&qd, m, d);
+            let got = top_k(q, &ids(m), c, &ci, k);
+            let old = top_k_blocked_legacy(q, &ids(m), c, &ci, k);
+            // The one exception: a legacy query block of a single row (m = 1,024·j + 1) went
+            // through gemm's matrix-vector path, which rounds differently; the tiled search
+            // never forms a one-row tile. That row's neighbours agree within an ulp or two.
+            let tail = if m % BLOCK_ROWS == 1 { m - 1 } else { m };
+            assert_eq!(bits(&got[..tail]), bits(&old[..tail]), "{m} x {n} x {d}");
+            for (a, b) in got[tail..].iter().zip(&old[tail..]) {
+                assert_eq!(a.len(), b.len());
+                for (x, y) in a.iter().zip(b) {
+                    assert_eq!(x.id, y.id);
+                    assert!((x.score - y.score).abs() <= 1e-6);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn merge_keeps_the_best_k_of_both() {
+        let (n, d, k) = (900, 12, 4);
+        let xd = random_rows(n, d, 5, 0);
+        let x = Matrix::new(&xd, n, d);
+        let xi = ids(n);
+        // Offer the two halves of the candidates to two states, merge: as one search.
+        let scores: Vec<f32> = (0..n * n)
+            .map(|t| {
+                let (i, j) = (t / n, t % n);
+                x.row(i).iter().zip(x.row(j)).map(|(a, b)| a * b).sum()
+            })
+            .collect();
+        let mut a = State::new(n, k);
+        let mut b = State::new(n, k);
+        let (lo, hi) = xi.split_at(n / 3);
+        for r in 0..n {
+            let row = &scores[r * n..(r + 1) * n];
+            a.view().scan_row(r, &row[..lo.len()], lo, xi[r]);
+            b.view().scan_row(r, &row[lo.len()..], hi, xi[r]);
+        }
+        let mut whole = State::new(n, k);
+        for r in 0..n {
+            whole
+                .view()
+                .scan_row(r, &scores[r * n..(r + 1) * n], &xi, xi[r]);
+        }
+        b.merge_from(&a);
+        assert_eq!(b.into_lists(), whole.into_lists());
     }
 
     #[test]

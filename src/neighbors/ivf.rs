@@ -9,23 +9,27 @@
 //! 2. Assign every candidate to its nearest centroid (its inverted list).
 //! 3. For every query compute its `nprobe` nearest centroids (GEMM queries × centroids, bounded
 //!    top-`nprobe` per row).
-//! 4. Group queries by their primary (nearest) centroid (groups of at most [`GROUP_ROWS`] rows).
-//!    A group's candidate set is the union of the probe lists of all its queries, so every query
-//!    sees at least its own `nprobe` lists (usually many more, for free). The union is gathered
-//!    chunk by chunk into a contiguous block and searched exactly with the GEMM kernel.
-//!    Groups run in parallel (one rayon task per group, single-threaded GEMM inside).
+//! 4. Inverted search, as batched IVF search does (faiss's `search_preassigned` over lists): for
+//!    each list, gather the queries that probe it (blocks of at most [`QUERY_BLOCK`] rows) and
+//!    multiply them by the list's members (tiles of at most [`CAND_TILE`] rows) with the GEMM
+//!    kernel, offering every score to its query's bounded top-k. Each query sees exactly its
+//!    `nprobe` lists, so the work is queries × probed rows, in GEMMs of a few hundred rows a
+//!    side. Tasks run in parallel (single-threaded GEMM inside), each on a worker's top-k
+//!    state; the workers' states are merged at the end.
 //!
 //! Output contract (same as [`super::exact::top_k`]): a candidate whose id equals the query's id is
 //! never returned; lists are sorted by score descending, ties by id ascending; NaN scores count as
 //! `-inf`; scores are the f32 GEMM dot products (the same numbers exact search computes).
 //! A query whose probed lists hold fewer than `min(k, #other candidates)` rows is re-run exactly,
 //! so list lengths always equal exact search's. Deterministic for a given input and seed
-//! (no GEMM is split across threads, all reductions run in a fixed order).
+//! (no GEMM is split across threads; every pair reaches its query once, so the merged top-k
+//! lists do not depend on which worker scored it).
 //!
 //! Memory: the input is borrowed, never copied or permuted. Extra memory is the centroids
-//! (`nlist × dim`), the inverted lists (4 B per candidate), the query probe lists
-//! (`4 × nprobe` B per query), the output, and per running task one gathered block
-//! (`GROUP_ROWS + CAND_CHUNK` rows × dim) plus a `GROUP_ROWS × CAND_CHUNK` score buffer.
+//! (`nlist × dim`), the inverted lists (4 B per candidate), the query probe lists and their
+//! inverse (`8 × nprobe` B per query), the output, and per thread one top-k state for all
+//! queries (`8k + 8` B per query) plus a gathered query block, a candidate tile and a
+//! `QUERY_BLOCK × CAND_TILE` score tile (~2.5 MiB at d = 384).
 
 use super::exact::{self, Matrix, Neighbor, State, dot_block_par};
 use super::recall::sample_indices;
@@ -72,8 +76,36 @@ impl Default for IvfParams {
 
 /// With `nlist: None` and fewer candidates than this, [`top_k_ivf`] runs exact search.
 pub const EXACT_BELOW: usize = 16_384;
-/// Max queries per group (GEMM `m`).
+/// Max queries per group (GEMM `m`) in the grouped search.
 pub const GROUP_ROWS: usize = 1024;
+/// Max queries multiplied at once by a list's members in the inverted search (GEMM `m`).
+pub const QUERY_BLOCK: usize = 512;
+/// Max list members per GEMM call in the inverted search (GEMM `n`); with [`QUERY_BLOCK`] a
+/// 1 MiB score tile, scanned while it is still in cache.
+pub const CAND_TILE: usize = 512;
+
+/// One running task's buffers and top-k state (all queries), reused from task to task.
+struct Worker {
+    state: State,
+    qbuf: Vec<f32>,
+    qids: Vec<u32>,
+    cbuf: Vec<f32>,
+    cids: Vec<u32>,
+    sbuf: Vec<f32>,
+}
+
+impl Worker {
+    fn new(m: usize, k: usize) -> Self {
+        Worker {
+            state: State::new(m, k),
+            qbuf: Vec::new(),
+            qids: Vec::new(),
+            cbuf: Vec::new(),
+            cids: Vec::new(),
+            sbuf: Vec::new(),
+        }
+    }
+}
 /// Candidate rows gathered per GEMM call (GEMM `n`).
 pub const CAND_CHUNK: usize = 4096;
 
@@ -85,26 +117,20 @@ pub fn default_nlist(n: usize) -> usize {
     l.clamp(16, 16_384).min((n / 16).max(1))
 }
 
-/// `nprobe` default for `n` candidates in `nlist` lists: 3, or 2 when lists average at least
-/// [`BIG_LIST_ROWS`] rows; at most `nlist`.
+/// `nprobe` default for `n` candidates in `nlist` lists: `nlist / 100`, at least 4 and at
+/// most 64 (and at most `nlist`).
 ///
-/// Why so small: a query is searched together with its whole group (the queries sharing its
-/// primary list, ~`n / nlist` of them), against the union of the group's probe lists, so the
-/// lists a query actually sees are ~15–25× `nprobe` (measured: 100k × 1536, nlist 316,
-/// nprobe 2 scans 10 % of all pairs, 16× the nominal 0.6 %). Larger lists mean larger groups and
-/// larger unions, hence the lower value for big inputs. Measured recall@5 on the realistic
-/// synthetic data: 100k × 1536 (nlist 316): nprobe 2 → 0.990–0.993, 3 → 0.996;
-/// 1M × 384 (nlist 1000): 1 → 0.67, 2 → 0.991.
+/// The inverted search scores each query against exactly its `nprobe` lists (the grouped
+/// search before it saw the union of its whole group's lists, ~15–25× more), so the recall
+/// comes from `nprobe` alone. Measured recall@5 against exact search on linkgap-gen's vectors
+/// (2026-12-01, `benches/search.rs`): 200,000 × 384 (nlist 447): nprobe 2 → 0.956, 3 → 0.994,
+/// 4 → 0.9993; 50,000 × 384 (nlist 224): 2 → 0.9988, 4 → 1.0. Larger sites have longer lists
+/// but also more of them per topic, hence the growth with `nlist` (1M × 384: 10, not measured
+/// with the inverted search yet).
 pub fn default_nprobe(n: usize, nlist: usize) -> usize {
-    let p = if n >= BIG_LIST_ROWS * nlist.max(1) {
-        2
-    } else {
-        3
-    };
-    p.min(nlist.max(1))
+    let _ = n;
+    (nlist / 100).clamp(4, 64).min(nlist.max(1))
 }
-/// Lists this long on average need only 2 probes (see [`default_nprobe`]).
-pub const BIG_LIST_ROWS: usize = 512;
 
 /// Why an IVF search could not run.
 #[derive(Clone, Debug, PartialEq)]
@@ -181,7 +207,11 @@ pub fn auto_choose(n_queries: usize, n_candidates: usize, dim: usize) -> Choice 
 }
 /// Effective dot-product rate of the GEMM kernel, multiply-adds per second (2 FLOP each).
 pub const EXACT_RATE: f64 = 1.9e11;
-/// Fraction of all query × candidate pairs the default IVF scans (measured, union included).
+/// Fraction of all query × candidate pairs the IVF search costs, relative to exact search's rate.
+/// Measured for the grouped search (0.2, unions included); the inverted search scores
+/// `nprobe / nlist` of the pairs (1–2 % by default) plus training and gathering. Left at the
+/// old, conservative value until the crossover is re-measured, so `--index auto` picks exact
+/// search at least as often as before.
 pub const IVF_SCAN_FRAC: f64 = 0.2;
 /// Fixed cost of an IVF search (training, setup), seconds.
 pub const IVF_FIXED: f64 = 0.5;
@@ -199,6 +229,45 @@ pub fn top_k_ivf(
     k: usize,
     params: &IvfParams,
     progress: &(dyn Fn(usize) + Sync),
+) -> Result<Vec<Vec<Neighbor>>, IvfError> {
+    top_k_ivf_with(
+        queries, query_ids, candidates, cand_ids, k, params, progress, false,
+    )
+}
+
+/// The search before the inverted one (each group of queries sharing a primary list against
+/// the union of its probed lists), kept only so benches can compare the two in one run.
+#[doc(hidden)]
+pub fn top_k_ivf_grouped(
+    queries: Matrix,
+    query_ids: &[u32],
+    candidates: Matrix,
+    cand_ids: &[u32],
+    k: usize,
+    params: &IvfParams,
+) -> Result<Vec<Vec<Neighbor>>, IvfError> {
+    top_k_ivf_with(
+        queries,
+        query_ids,
+        candidates,
+        cand_ids,
+        k,
+        params,
+        &|_| {},
+        true,
+    )
+}
+
+#[allow(clippy::too_many_arguments)] // top_k_ivf's arguments plus the private switch
+fn top_k_ivf_with(
+    queries: Matrix,
+    query_ids: &[u32],
+    candidates: Matrix,
+    cand_ids: &[u32],
+    k: usize,
+    params: &IvfParams,
+    progress: &(dyn Fn(usize) + Sync),
+    grouped: bool,
 ) -> Result<Vec<Vec<Neighbor>>, IvfError> {
     check_shape(&queries, query_ids, "queries")?;
     check_shape(&candidates, cand_ids, "candidates")?;
@@ -231,6 +300,9 @@ pub fn top_k_ivf(
         index.assign_from(&probes);
     } else {
         index.assign();
+    }
+    if grouped {
+        return Ok(index.search_grouped(queries, query_ids, k, &probes, nprobe));
     }
     Ok(index.search(queries, query_ids, k, &probes, nprobe, progress))
 }
@@ -479,6 +551,15 @@ impl<'a> IvfIndex<'a> {
     /// Search with the first `nprobe` columns of `probes` (computed by [`Self::probe`] on
     /// `queries`). Requires `assign*` first (or exact mode). Shapes must be valid (checked by
     /// [`top_k_ivf`]; this panics on mismatch).
+    ///
+    /// Inverted, as batched IVF search does: for each list, the queries probing it are
+    /// gathered (blocks of at most [`QUERY_BLOCK`] rows) and multiplied by the list's members
+    /// (chunks of at most [`CAND_TILE`] rows), and every score is offered to its query's
+    /// bounded top-k. Each query sees exactly its `nprobe` lists, so the arithmetic is queries ×
+    /// probed rows. Tasks run in parallel, each on a worker's own top-k state (one per running
+    /// task, at most one per thread); the states are merged at the end. Since a candidate
+    /// belongs to one list and a query probes distinct lists, every pair is offered once, and
+    /// the merged lists (best k by score, ties by id) do not depend on the thread count.
     pub fn search(
         &self,
         queries: Matrix,
@@ -505,31 +586,184 @@ impl<'a> IvfIndex<'a> {
         assert_eq!(probes.lists.len(), m * probes.p);
         let np = nprobe.clamp(1, probes.p);
 
+        // Queries per list: entry t of the counting sort is (query t / np, probe t % np).
+        let (poff, pent) = counting_sort(
+            (0..m * np).map(|t| probes.lists[(t / np) * probes.p + t % np] as usize),
+            self.nlist,
+            m * np,
+        );
+        let tasks = self.inverted_tasks(&poff);
+        let total: u128 = tasks.iter().map(|t| t.3 as u128).sum::<u128>().max(1);
+        let pool: Mutex<Vec<Worker>> = Mutex::new(Vec::new());
+        let done = Mutex::new(0u128);
+        tasks
+            .par_iter()
+            .with_max_len(1)
+            .for_each(|&(c, s, e, work)| {
+                let popped = pool.lock().unwrap().pop();
+                let mut w = popped.unwrap_or_else(|| Worker::new(m, k));
+                let rows: Vec<usize> = pent[s..e].iter().map(|&t| t as usize / np).collect();
+                self.scan_list(queries, query_ids, &rows, c, &mut w);
+                pool.lock().unwrap().push(w);
+                let mut dn = done.lock().unwrap();
+                *dn += work as u128;
+                // Work done, scaled to query rows (no row is final before the last list).
+                progress(((*dn * m as u128) / total).min(m as u128 - 1) as usize);
+            });
+        let mut workers = pool.into_inner().unwrap();
+        let mut state = workers.pop().map_or_else(|| State::new(m, k), |w| w.state);
+        for w in &workers {
+            state.merge_from(&w.state);
+        }
+        drop(workers);
+        let mut out = state.into_lists();
+        self.redo_short(queries, query_ids, k, &mut out);
+        progress(m);
+        out
+    }
+
+    /// The inverted search's tasks: (list, start, end into the sorted probe entries, work),
+    /// a list's probing queries in blocks of at most [`QUERY_BLOCK`], largest work first (ties
+    /// by position, so the order is fixed).
+    fn inverted_tasks(&self, poff: &[usize]) -> Vec<(usize, usize, usize, usize)> {
+        let mut tasks = Vec::new();
+        for c in 0..self.nlist {
+            let size = self.list_off[c + 1] - self.list_off[c];
+            let (a, b) = (poff[c], poff[c + 1]);
+            if size == 0 || a == b {
+                continue;
+            }
+            let pieces = (b - a).div_ceil(QUERY_BLOCK);
+            for t in 0..pieces {
+                let s = a + (b - a) * t / pieces;
+                let e = a + (b - a) * (t + 1) / pieces;
+                tasks.push((c, s, e, (e - s) * size));
+            }
+        }
+        tasks.sort_by_key(|&(c, s, _, w)| (std::cmp::Reverse(w), c, s));
+        tasks
+    }
+
+    /// Query rows `rows` (indices into `queries`) against the members of list `c`, into the
+    /// worker's top-k state.
+    fn scan_list(
+        &self,
+        queries: Matrix,
+        query_ids: &[u32],
+        rows: &[usize],
+        c: usize,
+        w: &mut Worker,
+    ) {
+        let d = queries.dim;
+        w.qbuf.clear();
+        w.qids.clear();
+        for &i in rows {
+            w.qbuf.extend_from_slice(queries.row(i));
+            w.qids.push(query_ids[i]);
+        }
+        let qm = Matrix {
+            data: &w.qbuf,
+            rows: rows.len(),
+            dim: d,
+        };
+        let members = &self.list_rows[self.list_off[c]..self.list_off[c + 1]];
+        for chunk in members.chunks(CAND_TILE) {
+            w.cbuf.clear();
+            w.cids.clear();
+            for &j in chunk {
+                w.cbuf.extend_from_slice(self.candidates.row(j as usize));
+                w.cids.push(self.cand_ids[j as usize]);
+            }
+            let cw = chunk.len();
+            w.sbuf.resize(rows.len() * cw, 0.0);
+            dot_block_par(
+                qm,
+                Matrix {
+                    data: &w.cbuf,
+                    rows: cw,
+                    dim: d,
+                },
+                &mut w.sbuf,
+                cw,
+                false,
+            );
+            let mut v = w.state.view();
+            for (r, &i) in rows.iter().enumerate() {
+                v.scan_row(i, &w.sbuf[r * cw..(r + 1) * cw], &w.cids, w.qids[r]);
+            }
+        }
+    }
+
+    /// Safety net: lists shorter than exact search's are recomputed exactly.
+    fn redo_short(&self, queries: Matrix, query_ids: &[u32], k: usize, out: &mut [Vec<Neighbor>]) {
+        let (m, n, d) = (queries.rows, self.candidates.rows, queries.dim);
+        let want_k = k.min(n);
+        let short: Vec<usize> = (0..m).filter(|&i| out[i].len() < want_k).collect();
+        if short.is_empty() {
+            return;
+        }
+        let mut sorted_ids = self.cand_ids.to_vec();
+        sorted_ids.sort_unstable();
+        let count = |id: u32| {
+            sorted_ids.partition_point(|&x| x <= id) - sorted_ids.partition_point(|&x| x < id)
+        };
+        let redo: Vec<usize> = short
+            .into_iter()
+            .filter(|&i| out[i].len() < k.min(n - count(query_ids[i])))
+            .collect();
+        if redo.is_empty() {
+            return;
+        }
+        let mut qb = Vec::with_capacity(redo.len() * d);
+        redo.iter()
+            .for_each(|&i| qb.extend_from_slice(queries.row(i)));
+        let qi: Vec<u32> = redo.iter().map(|&i| query_ids[i]).collect();
+        let ex = exact::top_k(
+            Matrix {
+                data: &qb,
+                rows: redo.len(),
+                dim: d,
+            },
+            &qi,
+            self.candidates,
+            self.cand_ids,
+            k,
+        );
+        for (&i, l) in redo.iter().zip(ex) {
+            out[i] = l;
+        }
+    }
+
+    /// The grouped search [`Self::search`] replaced (see [`top_k_ivf_grouped`]).
+    fn search_grouped(
+        &self,
+        queries: Matrix,
+        query_ids: &[u32],
+        k: usize,
+        probes: &Probes,
+        nprobe: usize,
+    ) -> Vec<Vec<Neighbor>> {
+        let m = queries.rows;
+        let np = nprobe.clamp(1, probes.p);
         let (qrows, groups, unions) = self.plan(probes, np, m);
         let mut order: Vec<usize> = (0..groups.len()).collect();
-        // largest work first (better load balance), ties by index (determinism is unaffected
-        // anyway: each group's result depends only on its own inputs).
         order.sort_by_key(|&g| {
             (
                 std::cmp::Reverse((groups[g].1 - groups[g].0) * unions[g].1),
                 g,
             )
         });
-
-        let done = Mutex::new(0usize);
         let results: Vec<(usize, Vec<Vec<Neighbor>>)> = order
             .par_iter()
             .with_max_len(1)
             .map(|&g| {
                 let (s, e) = groups[g];
-                let lists = self.search_group(queries, query_ids, &qrows[s..e], &unions[g].0, k);
-                let mut dn = done.lock().unwrap();
-                *dn += e - s;
-                progress(*dn);
-                (g, lists)
+                (
+                    g,
+                    self.search_group(queries, query_ids, &qrows[s..e], &unions[g].0, k),
+                )
             })
             .collect();
-
         let mut out: Vec<Vec<Neighbor>> = vec![Vec::new(); m];
         for (g, lists) in results {
             let (s, e) = groups[g];
@@ -537,40 +771,7 @@ impl<'a> IvfIndex<'a> {
                 out[qi as usize] = l;
             }
         }
-        // Safety net: lists shorter than exact search's are recomputed exactly.
-        let want_k = k.min(n);
-        let short: Vec<usize> = (0..m).filter(|&i| out[i].len() < want_k).collect();
-        if !short.is_empty() {
-            let mut sorted_ids = self.cand_ids.to_vec();
-            sorted_ids.sort_unstable();
-            let count = |id: u32| {
-                sorted_ids.partition_point(|&x| x <= id) - sorted_ids.partition_point(|&x| x < id)
-            };
-            let redo: Vec<usize> = short
-                .into_iter()
-                .filter(|&i| out[i].len() < k.min(n - count(query_ids[i])))
-                .collect();
-            if !redo.is_empty() {
-                let mut qb = Vec::with_capacity(redo.len() * d);
-                redo.iter()
-                    .for_each(|&i| qb.extend_from_slice(queries.row(i)));
-                let qi: Vec<u32> = redo.iter().map(|&i| query_ids[i]).collect();
-                let ex = exact::top_k(
-                    Matrix {
-                        data: &qb,
-                        rows: redo.len(),
-                        dim: d,
-                    },
-                    &qi,
-                    self.candidates,
-                    self.cand_ids,
-                    k,
-                );
-                for (&i, l) in redo.iter().zip(ex) {
-                    out[i] = l;
-                }
-            }
-        }
+        self.redo_short(queries, query_ids, k, &mut out);
         out
     }
 
@@ -626,20 +827,23 @@ impl<'a> IvfIndex<'a> {
         (qrows, groups, unions)
     }
 
-    /// (number of query groups, query × candidate pairs scored) for a search with these probes;
+    /// (number of probed lists, query × candidate pairs scored) for a search with these probes;
     /// pairs / (queries × candidates) is the fraction of the exact work done.
     pub fn scan_stats(&self, probes: &Probes, nprobe: usize) -> (usize, usize) {
         if self.nlist == 0 || self.list_off.is_empty() {
             return (0, 0);
         }
         let m = probes.lists.len() / probes.p;
-        let (_, groups, unions) = self.plan(probes, nprobe.clamp(1, probes.p), m);
-        let pairs = groups
-            .iter()
-            .zip(&unions)
-            .map(|(&(s, e), u)| (e - s) * u.1)
-            .sum();
-        (groups.len(), pairs)
+        let np = nprobe.clamp(1, probes.p);
+        let mut probed = vec![false; self.nlist];
+        let mut pairs = 0;
+        for i in 0..m {
+            for &c in &probes.row(i)[..np] {
+                probed[c as usize] = true;
+                pairs += self.list_off[c as usize + 1] - self.list_off[c as usize];
+            }
+        }
+        (probed.iter().filter(|&&p| p).count(), pairs)
     }
 
     /// Exact top-k of the query rows `qrows` against the union of inverted lists `lists`.
@@ -979,6 +1183,59 @@ mod tests {
         assert_eq!(last.into_inner(), n);
     }
 
+    /// The inverted search is exact within each query's probed lists: every query gets the
+    /// top-k of exactly the members of its `nprobe` lists (self excluded), for the all-pairs
+    /// and the foreign-query paths, and it matches the grouped search wherever that one saw
+    /// no more than the query's own lists.
+    #[test]
+    fn inverted_search_is_exact_within_probed_lists() {
+        let (n, d, k) = (5000, 32, 5);
+        let all = synth::clustered(&synth::SynthParams::realistic(n + 200, d, 3));
+        let (xd, qd) = all.split_at(n * d);
+        let x = Matrix::new(xd, n, d);
+        let xi = ids(n);
+        let p = ivf_p(40, 3);
+        let mut index = IvfIndex::train(x, &xi, &p).unwrap();
+        let np = index.nprobe(&p);
+        let probes = index.probe(x, np);
+        index.assign_from(&probes);
+        let got = index.search(x, &xi, k, &probes, np, &|_| {});
+        let q = Matrix::new(qd, 200, d);
+        let qi: Vec<u32> = (0..200).map(|i| 100_000 + i).collect();
+        let qprobes = index.probe(q, np);
+        let qgot = index.search(q, &qi, k, &qprobes, np, &|_| {});
+        let list_of: Vec<u32> = (0..n).map(|i| probes.row(i)[0]).collect();
+        let check = |row: &[f32], id: u32, lists: &[u32], got: &[Neighbor]| {
+            let cand: Vec<usize> = (0..n).filter(|&j| lists.contains(&list_of[j])).collect();
+            let mut cd = Vec::new();
+            cand.iter().for_each(|&j| cd.extend_from_slice(x.row(j)));
+            let cids: Vec<u32> = cand.iter().map(|&j| xi[j]).collect();
+            let want = exact::top_k(
+                Matrix::new(row, 1, d),
+                &[id],
+                Matrix::new(&cd, cand.len(), d),
+                &cids,
+                k,
+            );
+            let g: Vec<u32> = got.iter().map(|nb| nb.id).collect();
+            let w: Vec<u32> = want[0].iter().map(|nb| nb.id).collect();
+            assert_eq!(g, w, "query {id}");
+            for (a, b) in got.iter().zip(&want[0]) {
+                assert!((a.score - b.score).abs() <= 1e-5);
+            }
+        };
+        for i in (0..n).step_by(13) {
+            check(x.row(i), xi[i], &probes.row(i)[..np], &got[i]);
+        }
+        for i in 0..200 {
+            check(q.row(i), qi[i], &qprobes.row(i)[..np], &qgot[i]);
+        }
+        // The same data in another buffer takes the rectangular path: the same lists.
+        let copy = xd.to_vec();
+        let y = Matrix::new(&copy, n, d);
+        assert_eq!(top_k_ivf(x, &xi, y, &xi, k, &p, &|_| {}).unwrap(), got);
+    }
+
     #[test]
     fn ivf_default_params_small_input_is_exact() {
         let (n, d, k) = (3000, 32, 5);
@@ -1074,8 +1331,8 @@ mod tests {
     fn ivf_defaults_and_auto_choose() {
         assert_eq!(default_nlist(100_000), 316);
         assert_eq!(default_nlist(1_000_000), 1000);
-        assert_eq!(default_nprobe(100_000, 316), 3);
-        assert_eq!(default_nprobe(1_000_000, 1000), 2);
+        assert_eq!(default_nprobe(100_000, 316), 4);
+        assert_eq!(default_nprobe(1_000_000, 1000), 10);
         assert_eq!(default_nprobe(100, 2), 2);
         assert_eq!(auto_choose(20_000, 20_000, 1536), Choice::Exact);
         assert_eq!(auto_choose(100_000, 100_000, 1536), Choice::Ivf);

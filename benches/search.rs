@@ -1,0 +1,268 @@
+//! Search bench: exact against approximate top-k in one process, on generated vectors.
+//!
+//! usage: `cargo bench --bench search -- [--pages N] [--dim D] [--data site|realistic]
+//!         [--legacy] [--nprobe 2,4,8] [--no-exact] [--k K]`
+//!
+//! `site` mirrors `linkgap-gen`'s vectors (200 topic centres with N(0, 1) coordinates, pages
+//! at spread 0.9 around their topic, i % topics), `realistic` is
+//! `synthetic::vectors::SynthParams::realistic` (overlapping sibling topics, mixed pages). The
+//! host is shared and noisy: read the ratios printed within one run, not absolute times.
+//! `--exact-queries Q` times exact search for Q sampled queries only (the rectangular path,
+//! against all pages) and extrapolates the all-pairs time as `t × n / 2Q` (the symmetric path
+//! forms each pair once); recall is then measured on those Q queries. For a contended host.
+//! `--legacy` also runs the code before issue 15 (blocked exact search with a 16 MiB score
+//! buffer, grouped IVF search) and checks exact output is identical.
+#![allow(clippy::print_stdout)] // a bench prints its table
+
+use linkgap::neighbors::{self, Matrix, Method, Neighbor, exact, ivf, recall};
+use rayon::prelude::*;
+use std::time::Instant;
+
+struct Args {
+    pages: usize,
+    dim: usize,
+    data: String,
+    legacy: bool,
+    nprobe: Vec<usize>,
+    exact: bool,
+    exact_queries: usize,
+    k: usize,
+}
+
+fn args() -> Args {
+    let mut a = Args {
+        pages: 200_000,
+        dim: 384,
+        data: "site".into(),
+        legacy: false,
+        nprobe: Vec::new(),
+        exact: true,
+        exact_queries: 0,
+        k: 5,
+    };
+    let v: Vec<String> = std::env::args().skip(1).collect();
+    let mut i = 0;
+    while i < v.len() {
+        let next = |i: usize| v.get(i + 1).cloned().unwrap_or_default();
+        match v[i].as_str() {
+            "--pages" => a.pages = next(i).parse().expect("--pages N"),
+            "--dim" => a.dim = next(i).parse().expect("--dim D"),
+            "--data" => a.data = next(i),
+            "--k" => a.k = next(i).parse().expect("--k K"),
+            "--exact-queries" => a.exact_queries = next(i).parse().expect("--exact-queries Q"),
+            "--nprobe" => {
+                a.nprobe = next(i)
+                    .split(',')
+                    .map(|s| s.parse().expect("--nprobe 2,4"))
+                    .collect();
+            }
+            "--legacy" => {
+                a.legacy = true;
+                i += 1;
+                continue;
+            }
+            "--no-exact" => {
+                a.exact = false;
+                i += 1;
+                continue;
+            }
+            _ => {
+                i += 1; // cargo bench passes --bench
+                continue;
+            }
+        }
+        i += 2;
+    }
+    a
+}
+
+/// `linkgap-gen`'s page vectors: topic centres with N(0, 1) coordinates, pages around them.
+fn site_vectors(n: usize, d: usize, topics: usize) -> Vec<f32> {
+    let mut rng = linkgap::synthetic::Rng::new(42);
+    let centres: Vec<Vec<f64>> = (0..topics)
+        .map(|_| (0..d).map(|_| rng.normal()).collect())
+        .collect();
+    let mut out = vec![0f32; n * d];
+    out.par_chunks_mut(d).enumerate().for_each(|(i, row)| {
+        let mut r = linkgap::synthetic::Rng::new(0x51DE ^ (i as u64).wrapping_mul(0x9E37_79B9));
+        let v = linkgap::synthetic::vector_near(&mut r, &centres[i % topics], 0.9);
+        row.copy_from_slice(&v);
+    });
+    out
+}
+
+fn secs(t: Instant) -> f64 {
+    t.elapsed().as_secs_f64()
+}
+
+/// `found` restricted to the rows `sample` (all rows without a sample).
+fn rows_of(found: &[Vec<Neighbor>], sample: Option<&[usize]>) -> Vec<Vec<Neighbor>> {
+    match sample {
+        Some(idx) => idx.iter().map(|&i| found[i].clone()).collect(),
+        None => found.to_vec(),
+    }
+}
+
+fn identical(a: &[Vec<Neighbor>], b: &[Vec<Neighbor>]) -> bool {
+    a.len() == b.len()
+        && a.iter().zip(b).all(|(x, y)| {
+            x.len() == y.len()
+                && x.iter()
+                    .zip(y)
+                    .all(|(p, q)| p.id == q.id && p.score.to_bits() == q.score.to_bits())
+        })
+}
+
+/// Query × candidate pairs the inverted search scores at `nprobe` (what IVF's GFLOP/s counts).
+fn ivf_pairs(x: Matrix, ids: &[u32], nprobe: Option<usize>) -> (usize, usize, usize) {
+    let p = ivf::IvfParams {
+        nprobe,
+        ..ivf::IvfParams::default()
+    };
+    let mut index = ivf::IvfIndex::train(x, ids, &p).expect("train");
+    let np = index.nprobe(&p);
+    let probes = index.probe(x, np);
+    index.assign_from(&probes);
+    (index.nlist(), np, index.scan_stats(&probes, np).1)
+}
+
+fn main() {
+    let a = args();
+    let (n, d, k) = (a.pages, a.dim, a.k);
+    let t = Instant::now();
+    let data = if a.data == "site" {
+        site_vectors(n, d, 200)
+    } else {
+        linkgap::synthetic::vectors::clustered(
+            &linkgap::synthetic::vectors::SynthParams::realistic(n, d, 42),
+        )
+    };
+    println!(
+        "search bench: {n} x {d}, data {}, k {k}, {} threads, generated in {:.1} s",
+        a.data,
+        rayon::current_num_threads(),
+        secs(t)
+    );
+    let x = Matrix::new(&data, n, d);
+    let ids: Vec<u32> = (0..n as u32).collect();
+
+    // GEMM ceiling probe: 4096 x 4096 x d, no scan.
+    let pm = 4096.min(n);
+    let mut buf = vec![0f32; pm * pm];
+    let mut best = f64::MAX;
+    for _ in 0..3 {
+        let t = Instant::now();
+        exact::dot_block_for_bench(x.slice_rows(0, pm), x.slice_rows(n - pm, n), &mut buf, pm);
+        best = best.min(secs(t));
+    }
+    let gemm_rate = 2.0 * (pm * pm * d) as f64 / best / 1e9;
+    println!("gemm probe {pm}x{pm}x{d}: {gemm_rate:.0} GFLOP/s (best of 3)");
+    drop(buf);
+
+    let useful_exact = (n as f64) * (n as f64) * d as f64; // n²/2 pairs × 2d FLOP
+    let mut ex = None;
+    let mut t_exact = f64::NAN;
+    let mut sample: Option<Vec<usize>> = None;
+    if a.exact && a.exact_queries > 0 {
+        let idx = recall::sample_indices(n, a.exact_queries, 7);
+        let mut qd = Vec::with_capacity(idx.len() * d);
+        idx.iter().for_each(|&i| qd.extend_from_slice(x.row(i)));
+        let q = Matrix::new(&qd, idx.len(), d);
+        let qi: Vec<u32> = idx.iter().map(|&i| ids[i]).collect();
+        let scale = n as f64 / (2.0 * idx.len() as f64);
+        let t = Instant::now();
+        let e = neighbors::top_k(q, &qi, x, &ids, k);
+        t_exact = secs(t) * scale;
+        println!(
+            "exact (default kernel, {} queries): {:.2} s, all pairs extrapolated {t_exact:8.2} s  {:6.0} GFLOP/s useful",
+            idx.len(),
+            t_exact / scale,
+            useful_exact / t_exact / 1e9
+        );
+        if a.legacy {
+            let t = Instant::now();
+            let old = exact::top_k_blocked_legacy(q, &qi, x, &ids, k);
+            let tl = secs(t) * scale;
+            println!(
+                "exact (legacy, same queries): {:.2} s, extrapolated {tl:8.2} s  {:6.0} GFLOP/s useful; default/legacy speed-up {:.2}x; output identical (ids and score bits): {}",
+                tl / scale,
+                useful_exact / tl / 1e9,
+                tl / t_exact,
+                identical(&e, &old)
+            );
+        }
+        ex = Some(e);
+        sample = Some(idx);
+    } else if a.exact {
+        let t = Instant::now();
+        let e = neighbors::top_k(x, &ids, x, &ids, k);
+        t_exact = secs(t);
+        println!(
+            "exact (default):{t_exact:8.2} s  {:6.0} GFLOP/s useful",
+            useful_exact / t_exact / 1e9
+        );
+        if a.legacy {
+            let t = Instant::now();
+            let old = exact::top_k_blocked_legacy(x, &ids, x, &ids, k);
+            let tl = secs(t);
+            println!(
+                "exact (legacy): {tl:8.2} s  {:6.0} GFLOP/s useful; default/legacy speed-up {:.2}x; output identical (ids and score bits): {}",
+                useful_exact / tl / 1e9,
+                tl / t_exact,
+                identical(&e, &old)
+            );
+        }
+        ex = Some(e);
+    }
+
+    let t = Instant::now();
+    let (found, report) = neighbors::search(x, &ids, x, &ids, k, Method::Ivf, 1000, &|_| {});
+    let t_approx = secs(t);
+    let (nlist, np, pairs) = ivf_pairs(x, &ids, None);
+    let full = ex
+        .as_ref()
+        .map(|e| recall::recall_at_k(e, &rows_of(&found, sample.as_deref())));
+    println!(
+        "approx (default nlist {nlist}, nprobe {np}): {t_approx:8.2} s incl. recall sample; recall@{k} sampled {:.4} ({} queries), exact-checked queries {}; {:.2}% of pairs; {:.0} GFLOP/s useful; exact/approx {:.1}x",
+        report.recall.unwrap_or(f64::NAN),
+        report.sample,
+        full.map_or("-".into(), |r| format!("{r:.4}")),
+        100.0 * pairs as f64 / (n as f64 * n as f64),
+        2.0 * pairs as f64 * d as f64 / t_approx / 1e9,
+        t_exact / t_approx
+    );
+    if a.legacy {
+        let t = Instant::now();
+        let old =
+            ivf::top_k_ivf_grouped(x, &ids, x, &ids, k, &ivf::IvfParams::default()).expect("ivf");
+        let tg = secs(t);
+        let rec = ex
+            .as_ref()
+            .map(|e| recall::recall_at_k(e, &rows_of(&old, sample.as_deref())));
+        println!(
+            "approx (legacy grouped, no recall sample): {tg:8.2} s; recall@{k} exact-checked queries {}; exact/grouped {:.1}x",
+            rec.map_or("-".into(), |r| format!("{r:.4}")),
+            t_exact / tg
+        );
+    }
+    for &p in &a.nprobe {
+        let params = ivf::IvfParams {
+            nprobe: Some(p),
+            ..ivf::IvfParams::default()
+        };
+        let t = Instant::now();
+        let got = ivf::top_k_ivf(x, &ids, x, &ids, k, &params, &|_| {}).expect("ivf");
+        let tp = secs(t);
+        let (_, _, pairs) = ivf_pairs(x, &ids, Some(p));
+        let rec = ex
+            .as_ref()
+            .map(|e| recall::recall_at_k(e, &rows_of(&got, sample.as_deref())));
+        println!(
+            "  nprobe {p:3}: {tp:7.2} s (no recall sample), recall@{k} {}, {:.2}% of pairs, {:.0} GFLOP/s useful, exact/approx {:.1}x",
+            rec.map_or("-".into(), |r| format!("{r:.4}")),
+            100.0 * pairs as f64 / (n as f64 * n as f64),
+            2.0 * pairs as f64 * d as f64 / tp / 1e9,
+            t_exact / tp
+        );
+    }
+}
