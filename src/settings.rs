@@ -61,6 +61,8 @@ pub struct Settings {
     pub group_by: Option<String>,
     /// `--group-scope`: same or all.
     pub group_scope: Option<String>,
+    /// `--cross-language`.
+    pub cross_language: Option<bool>,
 }
 
 impl Settings {
@@ -151,6 +153,7 @@ impl Settings {
         take!(destination_list, Some);
         take!(priority_urls, Some);
         take!(group_by, Some);
+        take!(cross_language);
         if let Some(scope) = self
             .group_scope
             .as_deref()

@@ -40,6 +40,10 @@ pub struct LinkRow<'r> {
     pub follow: Option<bool>,
     /// Raw rel attribute.
     pub rel: &'r str,
+    /// Anchor text (for hreflang rows, where a language code may be written).
+    pub anchor: &'r str,
+    /// Alt Text.
+    pub alt_text: &'r str,
 }
 
 impl LinkRow<'_> {
@@ -69,6 +73,11 @@ pub fn link_kind(type_text: &str) -> LinkKind {
     } else {
         LinkKind::Other
     }
+}
+
+/// Whether a Type cell is an hreflang annotation (`HTML Hreflang`, `HTTP Hreflang`, ...).
+pub fn is_hreflang(type_text: &str) -> bool {
+    type_text.to_ascii_lowercase().contains("hreflang")
 }
 
 /// Map a French position name to Screaming Frog's English default names.
@@ -115,6 +124,7 @@ pub fn read(
     let path_col = header.get(Col::LinkPath);
     let follow_col = header.get(Col::Follow);
     let rel_col = header.get(Col::Rel);
+    let (anchor_col, alt_col) = (header.get(Col::Anchor), header.get(Col::AltText));
     table.rows(report, stats, &mut |report, row, record: &StringRecord| {
         let type_text = cell(record, type_col);
         let kind = if type_col.is_some() {
@@ -154,6 +164,8 @@ pub fn read(
             path: cell(record, path_col),
             follow,
             rel: cell(record, rel_col),
+            anchor: cell(record, anchor_col),
+            alt_text: cell(record, alt_col),
         };
         visit(report, stats, &link);
     })

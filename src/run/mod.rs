@@ -131,7 +131,8 @@ pub fn run(config: &RunConfig) -> Result<Outcome> {
     let fingerprints = queue::fingerprints(&compared.order, &matrix, dim, &crawl);
     // The vectors are not needed past this point; free them before the sheets are built.
     drop(matrix);
-    let candidates = queue::candidates(&analysis, &body, &fingerprints);
+    let signals = queue::DestinationSignals::new(&compared.targets, &crawl);
+    let candidates = queue::candidates(&analysis, &body, &fingerprints, signals.as_ref());
     let (queue_rows, history) =
         queue::carry_forward(config, candidates, &crawl, &pages, &mut report)?;
     let counts = analysis.counts();
@@ -143,6 +144,8 @@ pub fn run(config: &RunConfig) -> Result<Outcome> {
         counts: &counts,
         queue: &queue_rows,
         history: &history,
+        importance: signals.as_ref().map(|s| &s.importance),
+        languages: &compared.languages,
     });
     for (name, rows) in [
         ("Opportunities", compared.targets.len()),
@@ -195,7 +198,12 @@ pub fn run(config: &RunConfig) -> Result<Outcome> {
     let queue_len = queue_rows.len();
     writer
         .add_rows(
-            &review::queue_header(),
+            &review::queue_header_with(
+                &signals
+                    .as_ref()
+                    .map(queue::DestinationSignals::columns)
+                    .unwrap_or_default(),
+            ),
             queue_len,
             queue_rows
                 .into_iter()
@@ -205,7 +213,13 @@ pub fn run(config: &RunConfig) -> Result<Outcome> {
     write(&mut writer, sheets::near_duplicates::sheet(&analysis))?;
     write(
         &mut writer,
-        sheets::pages::sheet(&inventory, &pages, &crawl, &compared.group_of),
+        sheets::pages::sheet(
+            &inventory,
+            &pages,
+            &crawl,
+            &compared.group_of,
+            &compared.languages,
+        ),
     )?;
     if config.previous.is_some() || !history.is_empty() {
         write(&mut writer, review::history_sheet(&history))?;

@@ -8,6 +8,7 @@ use anyhow::{Context, Result};
 
 use crate::config::RunConfig;
 use crate::crawl::Crawl;
+use crate::importance::CrawlImportance;
 use crate::links::LinkStatus;
 use crate::report::Report;
 use crate::review::{self, Candidate, FoundVia, HistoryRow, QueueRow};
@@ -16,12 +17,51 @@ use super::analysis::Analysis;
 use super::pages::Page;
 use std::collections::BTreeMap;
 
+/// The destinations' crawl signals (Search Console, Google Analytics, Link Score): the
+/// importance they give and the values the Queue shows.
+pub(super) struct DestinationSignals {
+    /// Weights from the signals; used unless `--priority-urls` was given.
+    pub(super) importance: CrawlImportance,
+    values: HashMap<u32, Arc<[Option<f64>]>>,
+}
+
+impl DestinationSignals {
+    /// `None` when Internal: All carries no demand or striking-distance signal.
+    pub(super) fn new(targets: &[u32], crawl: &Crawl) -> Option<DestinationSignals> {
+        let internal = crawl.internal.as_ref()?;
+        if internal.signal_columns.is_empty() {
+            return None;
+        }
+        let rows = targets
+            .iter()
+            .filter_map(|f| crawl.crawled.get(f).map(|&r| (*f, &internal.urls[r])));
+        let importance = CrawlImportance::from_pages(rows.clone())?;
+        let values = rows
+            .map(|(f, u)| {
+                let v: Arc<[Option<f64>]> = importance.shown.iter().map(|s| u.signal(*s)).collect();
+                (f, v)
+            })
+            .collect();
+        Some(DestinationSignals { importance, values })
+    }
+
+    /// The Queue's extra columns, e.g. `Destination Clicks`.
+    pub(super) fn columns(&self) -> Vec<String> {
+        self.importance
+            .shown
+            .iter()
+            .map(|s| format!("Destination {}", s.label()))
+            .collect()
+    }
+}
+
 /// Directed candidates: Not found or Template link only pairs, found inbound (the source is
 /// among the destination's neighbours) or outbound (the reverse), merged.
 pub(super) fn candidates(
     analysis: &Analysis<'_>,
     body: &HashMap<u32, Vec<u32>>,
     fingerprints: &HashMap<u32, Arc<str>>,
+    signals: Option<&DestinationSignals>,
 ) -> Vec<Candidate> {
     let mut pairs: HashMap<(u32, u32), (f32, u32, FoundVia)> = HashMap::new();
     let mut add = |s: u32, d: u32, score: f32, rank: u32, via: FoundVia| {
@@ -64,6 +104,13 @@ pub(super) fn candidates(
     let no_fingerprint: Arc<str> = Arc::from("");
     let fingerprint = |id: u32| fingerprints.get(&id).unwrap_or(&no_fingerprint).clone();
     let config = analysis.config;
+    let no_signals: Arc<[Option<f64>]> = signals
+        .map(|s| std::iter::repeat_n(None, s.importance.shown.len()).collect())
+        .unwrap_or_else(|| Arc::from([]));
+    // `--priority-urls` wins over the crawl's signals.
+    let crawl_weight = signals
+        .filter(|_| config.importance.is_empty())
+        .map(|s| &s.importance);
     pairs
         .into_iter()
         .filter_map(|((s, d), (score, rank, via))| {
@@ -72,7 +119,8 @@ pub(super) fn candidates(
                 let destination = url(d);
                 Candidate {
                     source: url(s),
-                    importance: config.importance.weight(&destination),
+                    importance: crawl_weight
+                        .map_or_else(|| config.importance.weight(&destination), |w| w.weight(d)),
                     destination,
                     similarity: score,
                     rank,
@@ -85,6 +133,8 @@ pub(super) fn candidates(
                     destination_inlinks: body.get(&d).map_or(0, Vec::len) as u32,
                     source_fingerprint: fingerprint(s),
                     destination_fingerprint: fingerprint(d),
+                    destination_signals: signals
+                        .map(|s| s.values.get(&d).unwrap_or(&no_signals).clone()),
                 }
             })
         })

@@ -7,6 +7,7 @@ use std::collections::{BTreeMap, HashMap};
 use crate::cli::{GroupScope, IndexChoice};
 use crate::config::RunConfig;
 use crate::crawl::Crawl;
+use crate::languages::Languages;
 use crate::neighbors::{self, Matrix, Neighbor, SearchReport};
 use crate::progress::Progress;
 
@@ -24,6 +25,10 @@ pub(super) struct Compared {
     pub(super) sources: Vec<u32>,
     /// Page id → page-type group (empty without `--group-by`).
     pub(super) group_of: HashMap<u32, String>,
+    /// Each page's language and its translations (hreflang alternates).
+    pub(super) languages: Languages,
+    /// Whether pages are compared only within their language.
+    pub(super) per_language: bool,
 }
 
 impl Compared {
@@ -65,12 +70,16 @@ impl Compared {
                 .collect(),
             None => HashMap::new(),
         };
+        let languages = Languages::build(pages.keys().copied(), crawl);
+        let per_language = !config.cross_language && languages.is_multilingual();
         Compared {
             order,
             rank,
             targets,
             sources,
             group_of,
+            languages,
+            per_language,
         }
     }
 }
@@ -107,19 +116,55 @@ struct Searcher<'a> {
 }
 
 impl Searcher<'_> {
+    /// One partition per group (with `--group-scope same`) and per language (unless
+    /// `--cross-language`, on a site with two or more languages; pages of unknown language
+    /// are one more partition).
     fn partitions(&self, queries: &[u32], candidates: &[u32]) -> Vec<(Vec<u32>, Vec<u32>)> {
-        if !matches!(&self.config.groups, Some((_, GroupScope::Same))) {
+        let by_group = matches!(&self.config.groups, Some((_, GroupScope::Same)));
+        let by_language = self.compared.per_language;
+        if !by_group && !by_language {
             return vec![(queries.to_vec(), candidates.to_vec())];
         }
-        let group_of = &self.compared.group_of;
-        let mut by_group: BTreeMap<&str, (Vec<u32>, Vec<u32>)> = BTreeMap::new();
-        for &q in queries {
-            by_group.entry(group_of[&q].as_str()).or_default().0.push(q);
+        let (group_of, languages) = (&self.compared.group_of, &self.compared.languages);
+        let key = |f: &u32| {
+            (
+                if by_group { group_of[f].as_str() } else { "" },
+                if by_language {
+                    languages.language(*f)
+                } else {
+                    ""
+                },
+            )
+        };
+        let mut by_key: BTreeMap<(&str, &str), (Vec<u32>, Vec<u32>)> = BTreeMap::new();
+        for q in queries {
+            by_key.entry(key(q)).or_default().0.push(*q);
         }
-        for &c in candidates {
-            by_group.entry(group_of[&c].as_str()).or_default().1.push(c);
+        for c in candidates {
+            by_key.entry(key(c)).or_default().1.push(*c);
         }
-        by_group.into_values().collect()
+        by_key.into_values().collect()
+    }
+
+    /// Neighbours searched per query: k, plus room for the translations that are dropped.
+    fn depth(&self) -> usize {
+        let languages = &self.compared.languages;
+        if languages.has_alternates() {
+            self.config.top_k + languages.max_cluster - 1
+        } else {
+            self.config.top_k
+        }
+    }
+
+    /// Drop a query's translations (hreflang alternates) from its list and keep k.
+    fn without_translations(&self, query: u32, mut list: Vec<Neighbor>) -> Vec<Neighbor> {
+        let languages = &self.compared.languages;
+        if languages.has_alternates() {
+            let order = &self.compared.order;
+            list.retain(|n| !languages.alternates(query, order[n.id as usize]));
+            list.truncate(self.config.top_k);
+        }
+        list
     }
 
     /// All pages in URL order are the matrix itself; a subset is gathered.
@@ -175,14 +220,20 @@ impl Searcher<'_> {
                     dim: self.dim,
                 },
                 &cand_ranks,
-                self.config.top_k,
+                self.depth(),
                 method(self.config.index),
                 self.config.recall_sample,
                 &|rows| bar.set_position(base + rows as u64),
             );
             self.reports.push(searched);
             done += group_queries.len() as u64;
-            out.extend(group_queries.iter().copied().zip(found));
+            out.extend(
+                group_queries
+                    .iter()
+                    .copied()
+                    .zip(found)
+                    .map(|(q, list)| (q, self.without_translations(q, list))),
+            );
         }
         bar.finish_and_clear();
         out
