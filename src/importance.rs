@@ -34,9 +34,10 @@ pub struct CrawlImportance {
 impl CrawlImportance {
     /// Weights for `pages` (page id and its Internal: All row); `None` when no page has a
     /// demand or striking-distance signal, so priority stays as it was.
-    pub fn from_pages<'a>(
-        pages: impl Iterator<Item = (u32, &'a CrawledUrl)> + Clone,
-    ) -> Option<CrawlImportance> {
+    pub fn from_pages<'a, I>(pages: &I) -> Option<CrawlImportance>
+    where
+        I: Iterator<Item = (u32, &'a CrawledUrl)> + Clone,
+    {
         let max_of = |signal: Signal| {
             pages
                 .clone()
@@ -146,7 +147,7 @@ mod tests {
             url(0.0, 10.0, 45.0),
             url(f64::NAN, f64::NAN, f64::NAN),
         ];
-        let imp = CrawlImportance::from_pages(urls.iter().enumerate().map(|(i, u)| (i as u32, u)))
+        let imp = CrawlImportance::from_pages(&urls.iter().enumerate().map(|(i, u)| (i as u32, u)))
             .unwrap();
         assert_eq!(imp.demand, Some(Signal::Clicks));
         assert!(imp.striking);
@@ -163,6 +164,6 @@ mod tests {
     #[test]
     fn no_signal_no_weights() {
         let urls = [CrawledUrl::default()];
-        assert!(CrawlImportance::from_pages(urls.iter().map(|u| (0, u))).is_none());
+        assert!(CrawlImportance::from_pages(&urls.iter().map(|u| (0, u))).is_none());
     }
 }

@@ -35,7 +35,7 @@ impl DestinationSignals {
         let rows = targets
             .iter()
             .filter_map(|f| crawl.crawled.get(f).map(|&r| (*f, &internal.urls[r])));
-        let importance = CrawlImportance::from_pages(rows.clone())?;
+        let importance = CrawlImportance::from_pages(&rows)?;
         let values = rows
             .map(|(f, u)| {
                 let v: Arc<[Option<f64>]> = importance.shown.iter().map(|s| u.signal(*s)).collect();
@@ -104,9 +104,10 @@ pub(super) fn candidates(
     let no_fingerprint: Arc<str> = Arc::from("");
     let fingerprint = |id: u32| fingerprints.get(&id).unwrap_or(&no_fingerprint).clone();
     let config = analysis.config;
-    let no_signals: Arc<[Option<f64>]> = signals
-        .map(|s| std::iter::repeat_n(None, s.importance.shown.len()).collect())
-        .unwrap_or_else(|| Arc::from([]));
+    let no_signals: Arc<[Option<f64>]> = signals.map_or_else(
+        || Arc::from([]),
+        |s| std::iter::repeat_n(None, s.importance.shown.len()).collect(),
+    );
     // `--priority-urls` wins over the crawl's signals.
     let crawl_weight = signals
         .filter(|_| config.importance.is_empty())

@@ -95,6 +95,9 @@ pub(super) struct Found {
     pub(super) reports: Vec<SearchReport>,
 }
 
+/// One partition of the search: its queries and its candidates (page ids).
+type Partition = (Vec<u32>, Vec<u32>);
+
 /// The search method the configuration asks for.
 fn method(choice: IndexChoice) -> neighbors::Method {
     match choice {
@@ -136,7 +139,7 @@ impl Searcher<'_> {
                 },
             )
         };
-        let mut by_key: BTreeMap<(&str, &str), (Vec<u32>, Vec<u32>)> = BTreeMap::new();
+        let mut by_key: BTreeMap<(&str, &str), Partition> = BTreeMap::new();
         for q in queries {
             by_key.entry(key(q)).or_default().0.push(*q);
         }
