@@ -244,8 +244,9 @@ pub struct RunArgs {
     #[arg(long, value_name = "XLSX")]
     pub previous: Option<PathBuf>,
 
-    /// A CSV of URL and weight (e.g. Search Console clicks, or a client's priority pages):
-    /// the Queue puts suggestions for heavier pages first.
+    /// A CSV of URL and weight (a client's priority pages), or a Search Console Performance
+    /// export (Pages tab, CSV or XLSX; weight = Clicks): the Queue puts suggestions for heavier
+    /// pages first. It wins over Internal: All's Search Console / Analytics columns.
     #[arg(long, value_name = "FILE")]
     pub priority_urls: Option<PathBuf>,
 
@@ -258,6 +259,11 @@ pub struct RunArgs {
     /// With --group-by: suggest links only within a group (`same`) or across groups (`all`).
     #[arg(long, value_enum, default_value_t = GroupScope::Same, requires = "group_by")]
     pub group_scope: GroupScope,
+
+    /// Compare pages across languages too. By default, on a site with two or more languages
+    /// (Internal: All `Language`, or hreflang), pages are compared only within their language.
+    #[arg(long)]
+    pub cross_language: bool,
 
     /// Similarity search: `exact` compares every pair; `approx` probes an inverted-file index
     /// (much faster on very large sites, recall measured on a sample every run); `auto` picks

@@ -68,6 +68,8 @@ pub struct RunConfig {
     pub importance: crate::review::Importance,
     /// Page-type groups and whether links stay within them.
     pub groups: Option<(GroupBy, GroupScope)>,
+    /// Compare pages across languages (`--cross-language`); else only within a language.
+    pub cross_language: bool,
     /// Exact, approximate or automatic search.
     pub index: crate::cli::IndexChoice,
     /// Queries sampled to measure the approximate index's recall.
@@ -388,6 +390,7 @@ impl RunConfig {
                 .transpose()
                 .map_err(ConfigError)?
                 .map(|g| (g, args.group_scope)),
+            cross_language: args.cross_language,
             index: args.index,
             recall_sample: args.recall_sample,
             ranking: crate::rank::Options {

@@ -27,6 +27,9 @@ pub struct Crawl {
     pub internal: Option<Internal>,
     /// URL id → the Internal: All row that speaks for it.
     pub crawled: HashMap<u32, usize>,
+    /// Hreflang annotations of All Inlinks: (declaring URL id, alternate URL id, the language
+    /// code when the row carries one in Anchor or Alt Text).
+    pub hreflang: Vec<(u32, u32, Option<String>)>,
 }
 
 impl Crawl {
@@ -99,7 +102,19 @@ pub fn load(
     if link_rules.keep_anchors {
         collector.keep_anchors();
     }
+    let mut hreflang = Vec::new();
     inlinks::read(inlinks_table, report, &mut |report, stats, link| {
+        if inlinks::is_hreflang(link.type_text)
+            && let (Ok(from), Ok(to)) = (
+                normalize(link.source, rules),
+                normalize(link.destination, rules),
+            )
+        {
+            let code = [link.anchor, link.alt_text]
+                .into_iter()
+                .find_map(crate::languages::tag);
+            hreflang.push((urls.intern(&from), urls.intern(&to), code));
+        }
         collector.add(link, &mut urls, rules, link_rules, report, stats);
     })
     .with_context(|| format!("reading {}", inlinks_table.name()))?;
@@ -116,6 +131,7 @@ pub fn load(
         links,
         internal,
         crawled,
+        hreflang,
     })
 }
 

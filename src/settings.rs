@@ -69,6 +69,8 @@ pub struct Settings {
     pub group_by: Option<String>,
     /// `--group-scope`: same or all.
     pub group_scope: Option<String>,
+    /// `--cross-language`.
+    pub cross_language: Option<bool>,
 }
 
 impl Settings {
@@ -178,6 +180,7 @@ impl Settings {
         {
             out.queue = q;
         }
+        take!(cross_language);
         if let Some(scope) = self
             .group_scope
             .as_deref()

@@ -37,6 +37,15 @@ pub enum Col {
     CrawlTimestamp,
     Hash,
     Segments,
+    Clicks,
+    Impressions,
+    Ctr,
+    Position,
+    Sessions,
+    Views,
+    LinkScore,
+    UniqueInlinks,
+    Language,
 }
 
 /// Header aliases, lower-case and trimmed. English names of every era first, then the French UI.
@@ -71,6 +80,7 @@ const ALIASES: &[(Col, &[&str])] = &[
             "page url",
             "original url",
             "loc",
+            "top pages",
         ],
     ),
     (
@@ -105,6 +115,46 @@ const ALIASES: &[(Col, &[&str])] = &[
     ),
     (Col::Hash, &["hash"]),
     (Col::Segments, &["segments", "segment"]),
+    // Search Console (Internal: All with the Search Console API connected, and the
+    // Performance report's Pages tab) and Google Analytics (GA4 since v18, Universal Analytics
+    // before): the names Screaming Frog writes, with the "GSC"/"GA4" prefixes some versions
+    // and re-saved files carry.
+    (
+        Col::Clicks,
+        &["clicks", "gsc clicks", "search console clicks"],
+    ),
+    (Col::Impressions, &["impressions", "gsc impressions"]),
+    (Col::Ctr, &["ctr", "gsc ctr"]),
+    (
+        Col::Position,
+        &["position", "gsc position", "average position"],
+    ),
+    (
+        Col::Sessions,
+        &[
+            "ga4 sessions",
+            "ga sessions",
+            "sessions",
+            "ga4: sessions",
+            "ga4 organic sessions",
+        ],
+    ),
+    (
+        Col::Views,
+        &[
+            "ga4 views",
+            "ga4 screen page views",
+            "ga4 screenpageviews",
+            "ga pageviews",
+            "ga page views",
+            "ga unique pageviews",
+            "views",
+            "pageviews",
+        ],
+    ),
+    (Col::LinkScore, &["link score"]),
+    (Col::UniqueInlinks, &["unique inlinks"]),
+    (Col::Language, &["language"]),
 ];
 
 /// Exact embedding column names Screaming Frog writes, preferred over any other match.

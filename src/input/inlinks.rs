@@ -40,8 +40,11 @@ pub struct LinkRow<'r> {
     pub follow: Option<bool>,
     /// Raw rel attribute.
     pub rel: &'r str,
-    /// Anchor text (empty for image links and exports without the column).
+    /// Anchor text (empty for image links and exports without the column; for hreflang
+    /// rows, where a language code may be written).
     pub anchor: &'r str,
+    /// Alt Text.
+    pub alt_text: &'r str,
 }
 
 impl LinkRow<'_> {
@@ -71,6 +74,11 @@ pub fn link_kind(type_text: &str) -> LinkKind {
     } else {
         LinkKind::Other
     }
+}
+
+/// Whether a Type cell is an hreflang annotation (`HTML Hreflang`, `HTTP Hreflang`, ...).
+pub fn is_hreflang(type_text: &str) -> bool {
+    type_text.to_ascii_lowercase().contains("hreflang")
 }
 
 /// Map a French position name to Screaming Frog's English default names.
@@ -117,7 +125,7 @@ pub fn read(
     let path_col = header.get(Col::LinkPath);
     let follow_col = header.get(Col::Follow);
     let rel_col = header.get(Col::Rel);
-    let anchor_col = header.get(Col::Anchor);
+    let (anchor_col, alt_col) = (header.get(Col::Anchor), header.get(Col::AltText));
     table.rows(report, stats, &mut |report, row, record: &StringRecord| {
         let type_text = cell(record, type_col);
         let kind = if type_col.is_some() {
@@ -158,6 +166,7 @@ pub fn read(
             follow,
             rel: cell(record, rel_col),
             anchor: cell(record, anchor_col),
+            alt_text: cell(record, alt_col),
         };
         visit(report, stats, &link);
     })

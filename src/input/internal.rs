@@ -1,6 +1,7 @@
 //! Internal: All / Internal: HTML of every era (64 to 74+ columns, columns come and go): the
 //! per-URL facts eligibility and identity rest on (status, content type, indexability,
-//! canonical, redirect target, word count, title).
+//! canonical, redirect target, word count, title), and, when the crawl had them connected,
+//! the search, analytics and link-analysis numbers and the page's language.
 
 use csv::StringRecord;
 
@@ -41,6 +42,127 @@ pub struct CrawledUrl {
     pub segment: String,
     /// Content hash, when present.
     pub hash: String,
+    /// The html `lang` attribute (`Language`), as written; empty when not known.
+    pub language: String,
+    /// Search, analytics and link-analysis numbers, one per [`Signal::ALL`] (NaN: blank);
+    /// `None` when the export has none of those columns.
+    pub signals: Option<Box<[f64; Signal::COUNT]>>,
+}
+
+impl CrawledUrl {
+    /// One signal's value, `None` when the column is absent or the cell blank.
+    pub fn signal(&self, signal: Signal) -> Option<f64> {
+        self.signals
+            .as_ref()
+            .map(|s| s[signal as usize])
+            .filter(|v| !v.is_nan())
+    }
+}
+
+/// A signal cell that holds neither a number nor a blank.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NotANumber;
+
+/// A per-URL number Internal: All carries when Search Console, Google Analytics or Crawl
+/// Analysis (Link Score) fed the crawl.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Signal {
+    /// Search Console clicks.
+    Clicks,
+    /// Search Console impressions.
+    Impressions,
+    /// Search Console click-through rate, a fraction (`0.011`; `1.1%` is read as 0.011).
+    Ctr,
+    /// Search Console average position (1 = top).
+    Position,
+    /// Google Analytics sessions (GA4 or Universal Analytics).
+    Sessions,
+    /// Google Analytics views / pageviews.
+    Views,
+    /// Screaming Frog's Link Score (0–100, after Crawl Analysis).
+    LinkScore,
+    /// Unique Inlinks: pages linking to the URL, navigation included.
+    UniqueInlinks,
+}
+
+impl Signal {
+    /// How many signals there are.
+    pub const COUNT: usize = 8;
+    /// Every signal, in column order.
+    pub const ALL: [Signal; Signal::COUNT] = [
+        Signal::Clicks,
+        Signal::Impressions,
+        Signal::Ctr,
+        Signal::Position,
+        Signal::Sessions,
+        Signal::Views,
+        Signal::LinkScore,
+        Signal::UniqueInlinks,
+    ];
+
+    /// The column it is read from.
+    pub fn col(self) -> Col {
+        match self {
+            Signal::Clicks => Col::Clicks,
+            Signal::Impressions => Col::Impressions,
+            Signal::Ctr => Col::Ctr,
+            Signal::Position => Col::Position,
+            Signal::Sessions => Col::Sessions,
+            Signal::Views => Col::Views,
+            Signal::LinkScore => Col::LinkScore,
+            Signal::UniqueInlinks => Col::UniqueInlinks,
+        }
+    }
+
+    /// Its name in the workbook and in messages.
+    pub fn label(self) -> &'static str {
+        match self {
+            Signal::Clicks => "Clicks",
+            Signal::Impressions => "Impressions",
+            Signal::Ctr => "CTR",
+            Signal::Position => "Position",
+            Signal::Sessions => "Sessions",
+            Signal::Views => "Views",
+            Signal::LinkScore => "Link Score",
+            Signal::UniqueInlinks => "Unique Inlinks",
+        }
+    }
+
+    /// Counts are whole numbers: a comma in them is a thousands separator.
+    fn whole(self) -> bool {
+        matches!(
+            self,
+            Signal::Clicks
+                | Signal::Impressions
+                | Signal::Sessions
+                | Signal::Views
+                | Signal::UniqueInlinks
+        )
+    }
+
+    /// Read a cell: blank (or `-`) is `Ok(None)`; a number (thousands separators, a decimal
+    /// comma in a decimal column, a trailing `%`) is `Ok(Some)`; anything else, or a
+    /// negative number, is `Err`.
+    pub fn parse(self, text: &str) -> Result<Option<f64>, NotANumber> {
+        let t = text.trim();
+        if t.is_empty() || t == "-" {
+            return Ok(None);
+        }
+        let (t, percent) = match t.strip_suffix('%') {
+            Some(rest) => (rest.trim(), true),
+            None => (t, false),
+        };
+        let t = if self.whole() || t.contains('.') {
+            t.replace(',', "")
+        } else {
+            t.replace(',', ".")
+        };
+        let v = t.parse::<f64>().map_err(|_| NotANumber)?;
+        if !v.is_finite() || v < 0.0 {
+            return Err(NotANumber);
+        }
+        Ok(Some(if percent { v / 100.0 } else { v }))
+    }
 }
 
 /// A parsed Internal: All export.
@@ -54,6 +176,10 @@ pub struct Internal {
     pub crawl_timestamp: Option<String>,
     /// Whether the export has a Word Count column.
     pub has_word_count: bool,
+    /// The signal columns the export has.
+    pub signal_columns: Vec<Signal>,
+    /// Whether the export has a Language column.
+    pub has_language: bool,
 }
 
 /// Parse a count cell that may carry a thousands separator or POI's `200.0`.
@@ -92,10 +218,17 @@ pub fn read(table: &Table, report: &mut Report) -> Result<Internal, InputError> 
         h.get(Col::Hash),
         h.get(Col::CrawlTimestamp),
         h.get(Col::H1),
+        h.get(Col::Language),
     ];
+    let signal_cols: Vec<(Signal, usize)> = Signal::ALL
+        .iter()
+        .filter_map(|&s| h.get(s.col()).map(|i| (s, i)))
+        .collect();
     let mut out = Internal {
         file: table.name().to_string(),
         has_word_count: cols[8].is_some(),
+        signal_columns: signal_cols.iter().map(|(s, _)| *s).collect(),
+        has_language: cols[15].is_some(),
         ..Internal::default()
     };
     table.rows(report, stats, &mut |report, row, r: &StringRecord| {
@@ -131,6 +264,21 @@ pub fn read(table: &Table, report: &mut Report) -> Result<Internal, InputError> 
             );
             return;
         }
+        let signals = match read_signals(&signal_cols, r) {
+            Ok(signals) => signals,
+            Err((signal, text)) => {
+                report.reject(
+                    stats,
+                    table.rejection(
+                        row,
+                        h.name(h.get(signal.col()).unwrap_or(usize::MAX)),
+                        format!("expected a number (or a blank cell) in {}", signal.label()),
+                        text,
+                    ),
+                );
+                return;
+            }
+        };
         let time = cell(r, cols[13]);
         if !time.is_empty() && out.crawl_timestamp.as_deref().is_none_or(|t| t < time) {
             out.crawl_timestamp = Some(time.to_string());
@@ -151,7 +299,49 @@ pub fn read(table: &Table, report: &mut Report) -> Result<Internal, InputError> 
             meta_robots: cell(r, cols[10]).to_string(),
             segment: cell(r, cols[11]).to_string(),
             hash: cell(r, cols[12]).to_string(),
+            language: cell(r, cols[15]).to_string(),
+            signals,
         });
     })?;
     Ok(out)
+}
+
+/// The row's signal cells, or the first one that is not a number.
+fn read_signals<'r>(
+    cols: &[(Signal, usize)],
+    r: &'r StringRecord,
+) -> Result<Option<Box<[f64; Signal::COUNT]>>, (Signal, &'r str)> {
+    if cols.is_empty() {
+        return Ok(None);
+    }
+    let mut values = [f64::NAN; Signal::COUNT];
+    for &(signal, i) in cols {
+        let text = cell(r, Some(i));
+        match signal.parse(text) {
+            Ok(Some(v)) => values[signal as usize] = v,
+            Ok(None) => {}
+            Err(NotANumber) => return Err((signal, text)),
+        }
+    }
+    Ok(Some(Box::new(values)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Signal;
+
+    #[test]
+    fn signal_cells() {
+        assert_eq!(Signal::Clicks.parse(""), Ok(None));
+        assert_eq!(Signal::Clicks.parse(" - "), Ok(None));
+        assert_eq!(Signal::Clicks.parse("1,234"), Ok(Some(1234.0)));
+        assert_eq!(Signal::Impressions.parse("11906.0"), Ok(Some(11906.0)));
+        assert_eq!(Signal::Position.parse("33,710"), Ok(Some(33.71)));
+        assert_eq!(Signal::Position.parse("1,033.5"), Ok(Some(1033.5)));
+        assert_eq!(Signal::Ctr.parse("1.5%"), Ok(Some(0.015)));
+        assert_eq!(Signal::Ctr.parse("0.011"), Ok(Some(0.011)));
+        assert!(Signal::Clicks.parse("n/a").is_err());
+        assert!(Signal::Clicks.parse("-3").is_err());
+        assert!(Signal::LinkScore.parse("NaN").is_err());
+    }
 }

@@ -87,6 +87,9 @@ pub struct Candidate {
     pub source_fingerprint: Arc<str>,
     /// See `source_fingerprint`.
     pub destination_fingerprint: Arc<str>,
+    /// The destination's crawl signals shown in the Queue (e.g. its Search Console clicks),
+    /// one per column added with [`queue_header_with`]; shared per destination.
+    pub destination_signals: Option<Arc<[Option<f64>]>>,
 }
 
 /// Weight of how underlinked the destination is in [`Candidate::priority`].
@@ -129,7 +132,12 @@ pub struct Importance {
 
 impl Importance {
     /// Read URL, weight pairs; a header row and unparseable weights are skipped and counted.
+    /// A Search Console Performance export (the Pages tab: `Top pages, Clicks, Impressions,
+    /// CTR, Position`, CSV or XLSX as downloaded) is read by its header, weight = Clicks.
     pub fn read(path: &Path, rules: &Rules) -> Result<(Importance, usize), String> {
+        if let Some(read) = Importance::read_search_console(path, rules) {
+            return read;
+        }
         let text = std::fs::read_to_string(path)
             .map_err(|e| format!("--priority-urls {}: {e}", path.display()))?;
         let mut weights = HashMap::new();
@@ -157,6 +165,49 @@ impl Importance {
         }
         let max = weights.values().copied().fold(0.0, f64::max);
         Ok((Importance { weights, max }, skipped))
+    }
+
+    /// A table with a page column and a Clicks column (the Search Console Pages tab, or the
+    /// first sheet); `None` when the file is not such a table.
+    fn read_search_console(
+        path: &Path,
+        rules: &Rules,
+    ) -> Option<Result<(Importance, usize), String>> {
+        use crate::input::columns::Col;
+        let table = Table::open_sheet(path, "Pages")
+            .or_else(|_| Table::open(path))
+            .ok()?;
+        let h = table.header();
+        let (Some(url_col), Some(clicks_col)) = (h.get(Col::Address), h.get(Col::Clicks)) else {
+            return None;
+        };
+        let mut report = Report::new();
+        let stats = report.file(table.name(), crate::report::Role::Review);
+        let mut weights = HashMap::new();
+        let mut skipped = 0;
+        let read = table.rows(&mut report, stats, &mut |_, _, r| {
+            let url = crate::input::cell(r, Some(url_col));
+            let clicks = crate::input::internal::Signal::Clicks
+                .parse(crate::input::cell(r, Some(clicks_col)));
+            match (normalize(url, rules), clicks) {
+                (Ok(u), Ok(Some(w))) => {
+                    weights.insert(u, w);
+                }
+                _ => skipped += 1,
+            }
+        });
+        if let Err(e) = read {
+            return Some(Err(format!("--priority-urls {}: {e}", path.display())));
+        }
+        skipped += report.rejected_total() as usize;
+        if weights.is_empty() {
+            return Some(Err(format!(
+                "--priority-urls {}: no rows with a page and its Clicks",
+                path.display()
+            )));
+        }
+        let max = weights.values().copied().fold(0.0, f64::max);
+        Some(Ok((Importance { weights, max }, skipped)))
     }
 
     /// Weight of a page.
@@ -669,7 +720,16 @@ fn column_index(name: &str) -> usize {
 
 /// The Queue sheet's columns and drop-downs, without rows (see [`queue_row`]).
 pub fn queue_header() -> Sheet {
-    let columns = QUEUE_COLUMNS
+    queue_header_with(&[])
+}
+
+/// Where signal columns go: after `Destination Body Inlinks`.
+const SIGNALS_AT: usize = 10;
+
+/// [`queue_header`] with `signals` (e.g. `Destination Clicks`) after `Destination Body
+/// Inlinks`; each row then carries its [`Candidate::destination_signals`].
+pub fn queue_header_with(signals: &[String]) -> Sheet {
+    let mut columns: Vec<Column> = QUEUE_COLUMNS
         .iter()
         .map(|&(n, w, wrap)| {
             if wrap {
@@ -679,13 +739,24 @@ pub fn queue_header() -> Sheet {
             }
         })
         .collect();
+    let shift = |i: usize| {
+        if i >= SIGNALS_AT {
+            i + signals.len()
+        } else {
+            i
+        }
+    };
+    columns.splice(
+        SIGNALS_AT..SIGNALS_AT,
+        signals.iter().map(|n| Column::new(n, 11.0)),
+    );
     let mut sheet = Sheet::new("Queue", columns);
     sheet.dropdowns.push((
-        column_index("Decision"),
+        shift(column_index("Decision")),
         DECISIONS.iter().map(|s| (*s).to_string()).collect(),
     ));
     sheet.dropdowns.push((
-        column_index("State"),
+        shift(column_index("State")),
         STATES.iter().map(|s| (*s).to_string()).collect(),
     ));
     sheet
@@ -730,6 +801,12 @@ pub fn queue_row(client: &str, row: QueueRow) -> Vec<Cell> {
         Cell::text(&*c.source_fingerprint),
         Cell::text(&*c.destination_fingerprint),
     ]);
+    if let Some(signals) = &c.destination_signals {
+        row.splice(
+            SIGNALS_AT..SIGNALS_AT,
+            signals.iter().map(|v| v.map_or(Cell::Empty, Cell::Number)),
+        );
+    }
     row
 }
 
@@ -873,6 +950,7 @@ mod tests {
             placement: Placement::NotLooked,
             source_fingerprint: fp.into(),
             destination_fingerprint: "d".into(),
+            destination_signals: None,
         }
     }
 

@@ -144,6 +144,7 @@ pub fn run(config: &RunConfig) -> Result<Outcome> {
     let fingerprints = queue::fingerprints(&compared.order, &matrix, dim, &crawl);
     // The vectors are not needed past this point; free them before the sheets are built.
     drop(matrix);
+    let signals = queue::DestinationSignals::new(&compared.targets, &crawl);
     let mut candidates = queue::candidates(
         config,
         &compared,
@@ -151,6 +152,7 @@ pub fn run(config: &RunConfig) -> Result<Outcome> {
         &ranked.ranking.kept,
         &neighbors,
         &fingerprints,
+        signals.as_ref(),
     );
     found.put_back(&compared, neighbors, config.top_k);
     let passages = passages::suggest(config, &crawl, &mut candidates, progress, &mut report)?;
@@ -192,6 +194,8 @@ pub fn run(config: &RunConfig) -> Result<Outcome> {
         budget: budget_text.clone(),
         check: ranking::check_text(&ranked),
         passages: passages.describe(),
+        importance: signals.as_ref().map(|s| &s.importance),
+        languages: &compared.languages,
     });
     for (name, rows) in [
         ("Opportunities", compared.targets.len()),
@@ -249,7 +253,12 @@ pub fn run(config: &RunConfig) -> Result<Outcome> {
     let queue_len = queue_rows.len();
     writer
         .add_rows(
-            &review::queue_header(),
+            &review::queue_header_with(
+                &signals
+                    .as_ref()
+                    .map(queue::DestinationSignals::columns)
+                    .unwrap_or_default(),
+            ),
             queue_len,
             queue_rows
                 .into_iter()
@@ -259,7 +268,13 @@ pub fn run(config: &RunConfig) -> Result<Outcome> {
     write(&mut writer, sheets::near_duplicates::sheet(&analysis))?;
     write(
         &mut writer,
-        sheets::pages::sheet(&inventory, &pages, &crawl, &compared.group_of),
+        sheets::pages::sheet(
+            &inventory,
+            &pages,
+            &crawl,
+            &compared.group_of,
+            &compared.languages,
+        ),
     )?;
     if config.previous.is_some() || !history.is_empty() {
         write(&mut writer, review::history_sheet(&history))?;

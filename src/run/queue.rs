@@ -9,6 +9,7 @@ use anyhow::{Context, Result};
 
 use crate::config::RunConfig;
 use crate::crawl::Crawl;
+use crate::importance::CrawlImportance;
 use crate::links::LinkStatus;
 use crate::neighbors::Neighbor;
 use crate::rank::Proposal;
@@ -17,6 +18,44 @@ use crate::review::{self, Candidate, Existing, HistoryRow, Placement, QueueRow};
 
 use super::pages::Page;
 use super::search::Compared;
+
+/// The destinations' crawl signals (Search Console, Google Analytics, Link Score): the
+/// importance they give and the values the Queue shows.
+pub(super) struct DestinationSignals {
+    /// Weights from the signals; used unless `--priority-urls` was given.
+    pub(super) importance: CrawlImportance,
+    values: HashMap<u32, Arc<[Option<f64>]>>,
+}
+
+impl DestinationSignals {
+    /// `None` when Internal: All carries no demand or striking-distance signal.
+    pub(super) fn new(targets: &[u32], crawl: &Crawl) -> Option<DestinationSignals> {
+        let internal = crawl.internal.as_ref()?;
+        if internal.signal_columns.is_empty() {
+            return None;
+        }
+        let rows = targets
+            .iter()
+            .filter_map(|f| crawl.crawled.get(f).map(|&r| (*f, &internal.urls[r])));
+        let importance = CrawlImportance::from_pages(&rows)?;
+        let values = rows
+            .map(|(f, u)| {
+                let v: Arc<[Option<f64>]> = importance.shown.iter().map(|s| u.signal(*s)).collect();
+                (f, v)
+            })
+            .collect();
+        Some(DestinationSignals { importance, values })
+    }
+
+    /// The Queue's extra columns, e.g. `Destination Clicks`.
+    pub(super) fn columns(&self) -> Vec<String> {
+        self.importance
+            .shown
+            .iter()
+            .map(|s| format!("Destination {}", s.label()))
+            .collect()
+    }
+}
 
 /// The ranking's proposals (ids are matrix rows) as candidates, best first. `neighbors` are
 /// the destinations' lists by row, for each pair's rank in them.
@@ -27,6 +66,7 @@ pub(super) fn candidates(
     proposals: &[Proposal],
     neighbors: &[Vec<Neighbor>],
     fingerprints: &HashMap<u32, Arc<str>>,
+    signals: Option<&DestinationSignals>,
 ) -> Vec<Candidate> {
     let body = crawl.links.body_sources();
     // One shared copy of each page's URL, however many pairs it is in.
@@ -39,13 +79,25 @@ pub(super) fn candidates(
     };
     let no_fingerprint: Arc<str> = Arc::from("");
     let fingerprint = |id: u32| fingerprints.get(&id).unwrap_or(&no_fingerprint).clone();
+    let no_signals: Arc<[Option<f64>]> = signals.map_or_else(
+        || Arc::from([]),
+        |s| std::iter::repeat_n(None, s.importance.shown.len()).collect(),
+    );
+    // `--priority-urls` wins over the crawl's signals.
+    let crawl_weight = signals
+        .filter(|_| config.importance.is_empty())
+        .map(|s| &s.importance);
     proposals
         .iter()
         .map(|p| {
-            let (s, d) = (
+            (
+                p,
                 compared.order[p.source as usize],
                 compared.order[p.destination as usize],
-            );
+            )
+        })
+        .filter(|&(_, s, d)| compared.allowed(config, s, d))
+        .map(|(p, s, d)| {
             let destination = url(d);
             let rank = neighbors[p.destination as usize]
                 .iter()
@@ -53,7 +105,8 @@ pub(super) fn candidates(
                 .map_or(0, |i| i as u32 + 1);
             Candidate {
                 source: url(s),
-                importance: config.importance.weight(&destination),
+                importance: crawl_weight
+                    .map_or_else(|| config.importance.weight(&destination), |w| w.weight(d)),
                 destination,
                 similarity: p.features.similarity,
                 rank,
@@ -68,6 +121,8 @@ pub(super) fn candidates(
                 placement: Placement::NotLooked,
                 source_fingerprint: fingerprint(s),
                 destination_fingerprint: fingerprint(d),
+                destination_signals: signals
+                    .map(|s| s.values.get(&d).unwrap_or(&no_signals).clone()),
             }
         })
         .collect()
@@ -95,7 +150,8 @@ pub(super) fn apply_budget(mut pool: Vec<Candidate>, budget: crate::rank::Budget
             .total_cmp(&priorities[a])
             .then_with(|| pool[b].score.total_cmp(&pool[a].score))
             .then_with(|| {
-                (&pool[a].destination, &pool[a].source).cmp(&(&pool[b].destination, &pool[b].source))
+                (&pool[a].destination, &pool[a].source)
+                    .cmp(&(&pool[b].destination, &pool[b].source))
             })
     });
     let cap_d = budget.per_destination.unwrap_or(usize::MAX);

@@ -7,6 +7,7 @@ use std::collections::{BTreeMap, HashMap};
 use crate::cli::{GroupScope, IndexChoice};
 use crate::config::RunConfig;
 use crate::crawl::Crawl;
+use crate::languages::Languages;
 use crate::neighbors::{self, Matrix, Neighbor, SearchReport};
 use crate::progress::Progress;
 
@@ -24,6 +25,10 @@ pub(super) struct Compared {
     pub(super) sources: Vec<u32>,
     /// Page id → page-type group (empty without `--group-by`).
     pub(super) group_of: HashMap<u32, String>,
+    /// Each page's language and its translations (hreflang alternates).
+    pub(super) languages: Languages,
+    /// Whether pages are compared only within their language.
+    pub(super) per_language: bool,
 }
 
 impl Compared {
@@ -65,12 +70,16 @@ impl Compared {
                 .collect(),
             None => HashMap::new(),
         };
+        let languages = Languages::build(pages.keys().copied(), crawl);
+        let per_language = !config.cross_language && languages.is_multilingual();
         Compared {
             order,
             rank,
             targets,
             sources,
             group_of,
+            languages,
+            per_language,
         }
     }
 }
@@ -111,6 +120,26 @@ fn search_k(config: &RunConfig) -> usize {
     config.top_k.max(config.ranking.neighbors)
 }
 
+/// One partition of the search: its queries and its candidates (page ids).
+type Partition = (Vec<u32>, Vec<u32>);
+
+impl Compared {
+    /// Whether a link from page `s` to page `d` stays within the run's scope: the same group
+    /// with `--group-scope same`, the same language unless `--cross-language`, and never
+    /// between translations of one page. The ranking's graph evidence can bring in pairs the
+    /// search never compared; this keeps them to the same rules.
+    pub(super) fn allowed(&self, config: &RunConfig, s: u32, d: u32) -> bool {
+        let by_group = matches!(&config.groups, Some((_, GroupScope::Same)));
+        if by_group && self.group_of.get(&s) != self.group_of.get(&d) {
+            return false;
+        }
+        if self.per_language && self.languages.language(s) != self.languages.language(d) {
+            return false;
+        }
+        !self.languages.alternates(s, d)
+    }
+}
+
 /// The search method the configuration asks for.
 fn method(choice: IndexChoice) -> neighbors::Method {
     match choice {
@@ -132,19 +161,55 @@ struct Searcher<'a> {
 }
 
 impl Searcher<'_> {
+    /// One partition per group (with `--group-scope same`) and per language (unless
+    /// `--cross-language`, on a site with two or more languages; pages of unknown language
+    /// are one more partition).
     fn partitions(&self, queries: &[u32], candidates: &[u32]) -> Vec<(Vec<u32>, Vec<u32>)> {
-        if !matches!(&self.config.groups, Some((_, GroupScope::Same))) {
+        let by_group = matches!(&self.config.groups, Some((_, GroupScope::Same)));
+        let by_language = self.compared.per_language;
+        if !by_group && !by_language {
             return vec![(queries.to_vec(), candidates.to_vec())];
         }
-        let group_of = &self.compared.group_of;
-        let mut by_group: BTreeMap<&str, (Vec<u32>, Vec<u32>)> = BTreeMap::new();
-        for &q in queries {
-            by_group.entry(group_of[&q].as_str()).or_default().0.push(q);
+        let (group_of, languages) = (&self.compared.group_of, &self.compared.languages);
+        let key = |f: &u32| {
+            (
+                if by_group { group_of[f].as_str() } else { "" },
+                if by_language {
+                    languages.language(*f)
+                } else {
+                    ""
+                },
+            )
+        };
+        let mut by_key: BTreeMap<(&str, &str), Partition> = BTreeMap::new();
+        for q in queries {
+            by_key.entry(key(q)).or_default().0.push(*q);
         }
-        for &c in candidates {
-            by_group.entry(group_of[&c].as_str()).or_default().1.push(c);
+        for c in candidates {
+            by_key.entry(key(c)).or_default().1.push(*c);
         }
-        by_group.into_values().collect()
+        by_key.into_values().collect()
+    }
+
+    /// Neighbours searched per query: k, plus room for the translations that are dropped.
+    fn depth(&self) -> usize {
+        let languages = &self.compared.languages;
+        if languages.has_alternates() {
+            search_k(self.config) + languages.max_cluster - 1
+        } else {
+            search_k(self.config)
+        }
+    }
+
+    /// Drop a query's translations (hreflang alternates) from its list and keep k.
+    fn without_translations(&self, query: u32, mut list: Vec<Neighbor>) -> Vec<Neighbor> {
+        let languages = &self.compared.languages;
+        if languages.has_alternates() {
+            let order = &self.compared.order;
+            list.retain(|n| !languages.alternates(query, order[n.id as usize]));
+            list.truncate(search_k(self.config));
+        }
+        list
     }
 
     /// All pages in URL order are the matrix itself; a subset is gathered.
@@ -200,14 +265,20 @@ impl Searcher<'_> {
                     dim: self.dim,
                 },
                 &cand_ranks,
-                search_k(self.config),
+                self.depth(),
                 method(self.config.index),
                 self.config.recall_sample,
                 &|rows| bar.set_position(base + rows as u64),
             );
             self.reports.push(searched);
             done += group_queries.len() as u64;
-            out.extend(group_queries.iter().copied().zip(found));
+            out.extend(
+                group_queries
+                    .iter()
+                    .copied()
+                    .zip(found)
+                    .map(|(q, list)| (q, self.without_translations(q, list))),
+            );
         }
         bar.finish_and_clear();
         out

@@ -10,6 +10,7 @@ mod props;
 mod review;
 mod run;
 mod settings;
+mod signals;
 mod snippets;
 mod util;
 mod watch;

@@ -4,6 +4,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use crate::crawl::Crawl;
+use crate::languages::Languages;
 use crate::normalize::identity::Via;
 use crate::workbook::{Cell, Column, Sheet};
 
@@ -35,10 +36,18 @@ pub(in crate::run) fn sheet(
     pages: &BTreeMap<u32, Page>,
     crawl: &Crawl,
     group_of: &HashMap<u32, String>,
+    languages: &Languages,
 ) -> Sheet {
     let urls = &crawl.urls;
     let body = crawl.links.body_sources();
-    let mut sheet = Sheet::new("Pages", columns());
+    // A Language column only when some page's language is known, so a crawl without one
+    // gives the same sheet as before languages were read.
+    let with_language = !languages.of.is_empty();
+    let mut columns = columns();
+    if with_language {
+        columns.push(Column::new("Language", 9.0));
+    }
+    let mut sheet = Sheet::new("Pages", columns);
     for row in inventory {
         let Some(id) = row.id else {
             sheet.rows.push(vec![
@@ -56,6 +65,9 @@ pub(in crate::run) fn sheet(
                 Cell::Empty,
                 Cell::Empty,
             ]);
+            if with_language && let Some(r) = sheet.rows.last_mut() {
+                r.push(Cell::Empty);
+            }
             continue;
         };
         let (f, via) = crawl.resolved[id as usize];
@@ -108,6 +120,9 @@ pub(in crate::run) fn sheet(
             Cell::Int(body.get(&f).map_or(0, Vec::len) as i64),
             Cell::text(group_of.get(&f).cloned().unwrap_or_default()),
         ]);
+        if with_language && let Some(r) = sheet.rows.last_mut() {
+            r.push(Cell::text(languages.language(f)));
+        }
     }
     sheet
 }

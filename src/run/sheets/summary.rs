@@ -5,6 +5,8 @@
 use std::collections::BTreeMap;
 
 use crate::config::RunConfig;
+use crate::importance::CrawlImportance;
+use crate::languages::Languages;
 use crate::links::LinkStatus;
 use crate::review::{self, HistoryRow, QueueRow};
 use crate::workbook::{Cell, Column, Sheet};
@@ -28,6 +30,9 @@ pub(in crate::run) struct SummaryInput<'a> {
     pub(in crate::run) check: String,
     /// How many Queue rows have a suggested passage, or why none.
     pub(in crate::run) passages: String,
+    /// Destination importance from the crawl's signals, when it has any.
+    pub(in crate::run) importance: Option<&'a CrawlImportance>,
+    pub(in crate::run) languages: &'a Languages,
 }
 
 const HOW_TO_READ: &str = "Similarity finds pages about the same thing; it is not a promise of rankings. Each suggestion needs a person to find the passage where a link helps the reader, and to accept, revise or reject it in the Queue.";
@@ -93,6 +98,66 @@ fn pages(rows: &mut Vec<Vec<Cell>>, pages: &BTreeMap<u32, Page>) {
     }
 }
 
+/// Languages and analysed pages per language, when any page's language is known.
+fn languages(
+    rows: &mut Vec<Vec<Cell>>,
+    config: &RunConfig,
+    languages: &Languages,
+    pages: &BTreeMap<u32, Page>,
+) {
+    if languages.of.is_empty() {
+        return;
+    }
+    let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+    for (&f, _) in pages.iter().filter(|(_, p)| p.analysed()) {
+        *counts.entry(languages.language(f)).or_default() += 1;
+    }
+    let unknown = counts.remove("").unwrap_or(0);
+    kv(rows, "Languages", Cell::Int(counts.len() as i64));
+    for (language, n) in &counts {
+        kv(
+            rows,
+            &format!("    pages analysed in {language}"),
+            Cell::Int(*n as i64),
+        );
+    }
+    if unknown > 0 {
+        kv(
+            rows,
+            "    pages analysed of unknown language",
+            Cell::Int(unknown as i64),
+        );
+    }
+    let how = if !languages.is_multilingual() {
+        "one language: every page compared with every other"
+    } else if config.cross_language {
+        "compared across languages (--cross-language); translations (hreflang alternates) are never suggested"
+    } else {
+        "compared only within their language (--cross-language compares across); translations (hreflang alternates) are never suggested"
+    };
+    kv(rows, "Pages of different languages", Cell::text(how));
+}
+
+/// Which signal weighs destinations in the Queue's Priority. Said only when the crawl or a
+/// list gives one, so a run without either reads as before.
+fn importance(rows: &mut Vec<Vec<Cell>>, config: &RunConfig, crawl: Option<&CrawlImportance>) {
+    let text = if !config.importance.is_empty() {
+        let mut t = format!(
+            "from --priority-urls ({} URLs): 0.5 + 0.5 × weight / the largest weight; unlisted pages 0.5",
+            config.importance.len()
+        );
+        if crawl.is_some() {
+            t.push_str(" (it wins over the crawl's Search Console / Analytics columns, which the Queue still shows)");
+        }
+        t
+    } else if let Some(c) = crawl {
+        c.describe()
+    } else {
+        return;
+    };
+    kv(rows, "Destination importance in Priority", Cell::text(text));
+}
+
 /// The Queue's size, the neighbour pairs by status and the ten destinations with the most
 /// opportunities.
 fn queue(rows: &mut Vec<Vec<Cell>>, counts: &Counts, queue: &[QueueRow]) {
@@ -138,6 +203,7 @@ pub(in crate::run) fn sheet(s: &SummaryInput<'_>) -> Sheet {
     );
     kv(&mut rows, "Run date", Cell::text(now_utc()));
     pages(&mut rows, s.pages);
+    languages(&mut rows, config, s.languages, s.pages);
     queue(&mut rows, s.counts, s.queue);
     kv(&mut rows, "Queue budget", Cell::text(&s.budget));
     kv(
@@ -145,6 +211,8 @@ pub(in crate::run) fn sheet(s: &SummaryInput<'_>) -> Sheet {
         "How well the order finds real links",
         Cell::text(&s.check),
     );
+    kv(&mut rows, "Suggested passages", Cell::text(&s.passages));
+    importance(&mut rows, config, s.importance);
     if config.previous.is_some() {
         for (k, n) in review::carry_counts(s.queue, s.history) {
             rows.push(vec![Cell::text(k), Cell::Int(n as i64)]);

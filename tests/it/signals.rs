@@ -1,0 +1,381 @@
+//! What the crawl already knows: Search Console columns weigh the Queue, `--priority-urls`
+//! reads a Search Console export, and a bilingual site is compared within each language.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use crate::util::{Workdir, records, sf_csv, stderr};
+
+const ORIGIN: &str = "https://www.example.com";
+
+/// A CSV as header and rows (BOM stripped).
+fn read_csv(path: &Path) -> (Vec<String>, Vec<Vec<String>>) {
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .from_path(path)
+        .unwrap();
+    let mut rows: Vec<Vec<String>> = reader
+        .records()
+        .map(|r| r.unwrap().iter().map(str::to_string).collect())
+        .collect();
+    let mut header = rows.remove(0);
+    header[0] = header[0].trim_start_matches('\u{FEFF}').to_string();
+    (header, rows)
+}
+
+fn write(path: &Path, header: &[String], rows: &[Vec<String>]) {
+    let h: Vec<&str> = header.iter().map(String::as_str).collect();
+    std::fs::write(path, sf_csv(&h, rows)).unwrap();
+}
+
+fn col(header: &[String], name: &str) -> usize {
+    header
+        .iter()
+        .position(|h| h == name)
+        .unwrap_or_else(|| panic!("no column {name} in {header:?}"))
+}
+
+/// The French copy of a URL of the site.
+fn fr(url: &str) -> String {
+    url.strip_prefix(ORIGIN)
+        .map_or_else(|| url.to_string(), |rest| format!("{ORIGIN}/fr{rest}"))
+}
+
+fn is_fr(url: &str) -> bool {
+    url.starts_with(&format!("{ORIGIN}/fr/"))
+}
+
+/// A synthetic site written into `dir`.
+fn site(dir: &Path) -> linkgap::synthetic::Exports {
+    let spec = linkgap::synthetic::Spec {
+        messy: false,
+        ..linkgap::synthetic::Spec::default()
+    };
+    linkgap::synthetic::write_exports(dir, &spec).unwrap()
+}
+
+/// The synthetic site, every page also under /fr/ with a close vector (as a multilingual
+/// model gives a translation), Language filled in Internal: All, hreflang rows both ways.
+fn bilingual(dir: &Path) {
+    let files = site(dir);
+    // Embeddings: a French row per row, its vector nudged.
+    let (header, mut rows) = read_csv(&files.embeddings);
+    let (url_col, vec_col) = (col(&header, "Address"), header.len() - 1);
+    let french: Vec<Vec<String>> = rows
+        .iter()
+        .map(|r| {
+            let mut r = r.clone();
+            r[url_col] = fr(&r[url_col]);
+            if !r[vec_col].is_empty() {
+                let nudged: Vec<String> = r[vec_col]
+                    .split(',')
+                    .enumerate()
+                    .map(|(i, x)| {
+                        let v: f64 = x.trim().parse().unwrap();
+                        format!("{}", v + 0.01 * ((i as f64) * 1.7).sin())
+                    })
+                    .collect();
+                r[vec_col] = nudged.join(",");
+            }
+            r
+        })
+        .collect();
+    rows.extend(french);
+    write(&files.embeddings, &header, &rows);
+    // Internal: All: Language, and the French rows.
+    let (header, mut rows) = read_csv(&files.internal);
+    let (url_col, lang_col) = (col(&header, "Address"), col(&header, "Language"));
+    let canonical_col = col(&header, "Canonical Link Element 1");
+    let mut french = Vec::new();
+    for r in &mut rows {
+        r[lang_col] = "en".into();
+        let mut f = r.clone();
+        f[url_col] = fr(&f[url_col]);
+        f[canonical_col] = if f[canonical_col].is_empty() {
+            String::new()
+        } else {
+            fr(&f[canonical_col])
+        };
+        f[lang_col] = "fr-FR".into();
+        french.push(f);
+    }
+    let html: Vec<String> = rows
+        .iter()
+        .filter(|r| r[col(&header, "Content Type")].starts_with("text/html"))
+        .map(|r| r[url_col].clone())
+        .collect();
+    rows.extend(french);
+    write(&files.internal, &header, &rows);
+    // All Inlinks: the French site links like the English one; hreflang both ways.
+    let (header, mut rows) = read_csv(&files.inlinks);
+    let (s, d) = (col(&header, "Source"), col(&header, "Destination"));
+    let (t, p) = (col(&header, "Type"), col(&header, "Link Position"));
+    let french: Vec<Vec<String>> = rows
+        .iter()
+        .map(|r| {
+            let mut r = r.clone();
+            r[s] = fr(&r[s]);
+            r[d] = fr(&r[d]);
+            r
+        })
+        .collect();
+    rows.extend(french);
+    for url in html {
+        for (a, b) in [(url.clone(), fr(&url)), (fr(&url), url.clone())] {
+            let mut r = vec![String::new(); header.len()];
+            r[t] = "HTML Hreflang".into();
+            r[s] = a;
+            r[d] = b;
+            r[p] = "Head".into();
+            rows.push(r);
+        }
+    }
+    write(&files.inlinks, &header, &rows);
+}
+
+fn csv_sheet(dir: &Path, name: &str) -> (Vec<String>, Vec<Vec<String>>) {
+    read_csv(&dir.join(format!("{name}.csv")))
+}
+
+fn summary(dir: &Path) -> HashMap<String, String> {
+    let (_, rows) = csv_sheet(dir, "Summary");
+    rows.into_iter()
+        .filter(|r| r.len() >= 2)
+        .map(|r| (r[0].clone(), r[1].clone()))
+        .collect()
+}
+
+fn run_bilingual(w: &Workdir, extra: &[&str]) -> PathBuf {
+    bilingual(&w.path("exports"));
+    let mut args = vec![
+        "run",
+        "exports",
+        "--out",
+        "r.xlsx",
+        "--csv-dir",
+        "csv",
+        "-q",
+    ];
+    args.extend_from_slice(extra);
+    let out = w.run(&args);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    w.path("csv")
+}
+
+#[test]
+fn a_bilingual_site_is_compared_within_each_language() {
+    let w = Workdir::new("bilingual");
+    let csv = run_bilingual(&w, &[]);
+    let (h, queue) = csv_sheet(&csv, "Queue");
+    let (src, dst) = (col(&h, "Source URL"), col(&h, "Destination URL"));
+    assert!(queue.len() > 20, "{}", queue.len());
+    for r in &queue {
+        assert_eq!(is_fr(&r[src]), is_fr(&r[dst]), "crosses languages: {r:?}");
+    }
+    let (h, opportunities) = csv_sheet(&csv, "Opportunities");
+    let target = col(&h, "Target URL");
+    for r in &opportunities {
+        for i in 1..=5 {
+            let related = &r[col(&h, &format!("Related URL {i}"))];
+            assert!(!related.is_empty(), "slot {i} of {} left empty", r[target]);
+            assert_eq!(is_fr(related), is_fr(&r[target]), "{r:?}");
+        }
+    }
+    let (_, near) = csv_sheet(&csv, "Near Duplicates");
+    for r in &near {
+        assert_ne!(
+            fr(&r[0]),
+            r[1],
+            "a translation reported as a near-duplicate"
+        );
+    }
+    let (h, pages) = csv_sheet(&csv, "Pages");
+    let (url, lang) = (col(&h, "URL"), col(&h, "Language"));
+    let guide = pages
+        .iter()
+        .find(|r| r[url] == format!("{ORIGIN}/fr/roses/guide-1"))
+        .expect("the French guide in Pages");
+    assert_eq!(guide[lang], "fr");
+    let s = summary(&csv);
+    assert_eq!(s["Languages"], "2", "{s:?}");
+    assert_eq!(s["    pages analysed in en"], s["    pages analysed in fr"]);
+    assert!(s["Pages of different languages"].contains("only within their language"));
+}
+
+#[test]
+fn across_languages_translations_are_still_never_suggested() {
+    let w = Workdir::new("cross-language");
+    let csv = run_bilingual(&w, &["--cross-language"]);
+    let (h, queue) = csv_sheet(&csv, "Queue");
+    let (src, dst) = (col(&h, "Source URL"), col(&h, "Destination URL"));
+    let crossing = queue
+        .iter()
+        .filter(|r| is_fr(&r[src]) != is_fr(&r[dst]))
+        .count();
+    assert!(crossing > 0, "--cross-language lets pairs cross");
+    for r in &queue {
+        assert!(
+            fr(&r[src]) != r[dst] && fr(&r[dst]) != r[src],
+            "translations suggested: {r:?}"
+        );
+    }
+    let (_, near) = csv_sheet(&csv, "Near Duplicates");
+    for r in &near {
+        assert_ne!(
+            fr(&r[0]),
+            r[1],
+            "a translation reported as a near-duplicate"
+        );
+    }
+    let (h, opportunities) = csv_sheet(&csv, "Opportunities");
+    let target = col(&h, "Target URL");
+    for r in &opportunities {
+        let related = &r[col(&h, "Related URL 1")];
+        assert_ne!(related, &fr(&r[target]), "its translation takes a slot");
+        assert!(!r[col(&h, "Related URL 5")].is_empty());
+    }
+}
+
+/// The synthetic site with Search Console columns; `clicks` per URL, the rest blank.
+fn with_search_console(dir: &Path, cells: &[(&str, [&str; 4])]) {
+    let files = site(dir);
+    let (mut header, mut rows) = read_csv(&files.internal);
+    let url_col = col(&header, "Address");
+    let at = col(&header, "URL Encoded Address");
+    for (i, name) in ["Clicks", "Impressions", "CTR", "Position"]
+        .iter()
+        .enumerate()
+    {
+        header.insert(at + i, (*name).to_string());
+    }
+    for r in &mut rows {
+        let values = cells
+            .iter()
+            .find(|(u, _)| format!("{ORIGIN}{u}") == r[url_col])
+            .map_or([""; 4], |(_, v)| *v);
+        for (i, v) in values.iter().enumerate() {
+            r.insert(at + i, (*v).to_string());
+        }
+    }
+    write(&files.internal, &header, &rows);
+}
+
+#[test]
+fn search_console_clicks_weigh_the_queue() {
+    let w = Workdir::new("gsc");
+    with_search_console(
+        &w.path("exports"),
+        &[
+            ("/roses/guide-2", ["1,200", "40000", "0.03", "3.2"]),
+            ("/roses/guide-3", ["2", "9000", "0.0002", "11.5"]),
+            ("/tulips/guide-1", ["0", "15", "0", "48.0"]),
+        ],
+    );
+    let out = w.run(&[
+        "run",
+        "exports",
+        "--out",
+        "r.xlsx",
+        "--csv-dir",
+        "csv",
+        "-q",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let queue = records(&w.path("r.xlsx"), "Queue");
+    let clicks_max = 1200.0_f64;
+    let impressions_max = 40000.0_f64;
+    let mut seen = 0;
+    for r in &queue {
+        let weight = match r["Destination URL"].trim_start_matches(ORIGIN) {
+            "/roses/guide-2" => 1.0,
+            "/roses/guide-3" => {
+                let d = 2.0_f64.ln_1p() / clicks_max.ln_1p();
+                let s = 9000.0_f64.ln_1p() / impressions_max.ln_1p();
+                0.5 + 0.5 * d.max(s)
+            }
+            _ => 0.5,
+        };
+        let similarity: f64 = r["Similarity"].parse().unwrap();
+        let inlinks: f64 = r["Destination Body Inlinks"].parse().unwrap();
+        let expected =
+            (100.0 * similarity * weight / (1.0 + inlinks.ln_1p()) * 10.0).round() / 10.0;
+        let priority: f64 = r["Priority"].parse().unwrap();
+        assert!((priority - expected).abs() <= 0.11, "{r:?}: {expected}");
+        if r["Destination URL"].ends_with("/roses/guide-2") {
+            assert_eq!(r["Destination Clicks"], "1200");
+            assert_eq!(r["Destination Position"], "3.2");
+            seen += 1;
+        }
+    }
+    assert!(seen > 0, "the clicked page is a destination in the Queue");
+    let s = summary(&w.path("csv"));
+    let line = &s["Destination importance in Priority"];
+    assert!(
+        line.contains("Clicks") && line.contains("striking distance"),
+        "{line}"
+    );
+}
+
+#[test]
+fn a_bad_search_console_cell_is_reported() {
+    let w = Workdir::new("gsc-bad");
+    with_search_console(
+        &w.path("exports"),
+        &[("/roses/guide-2", ["n/a", "40", "0.1", "3"])],
+    );
+    let out = w.run(&["run", "exports", "--out", "r.xlsx", "-q"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let rejected = records(&w.path("r.xlsx"), "Rejected Rows");
+    assert!(
+        rejected
+            .iter()
+            .any(|r| r["Column"] == "Clicks" && r["Value"] == "n/a"),
+        "{rejected:?}"
+    );
+}
+
+#[test]
+fn priority_urls_reads_a_search_console_pages_export() {
+    let w = Workdir::new("gsc-pages");
+    site(&w.path("exports"));
+    w.write(
+        "Pages.csv",
+        format!(
+            "Top pages,Clicks,Impressions,CTR,Position\n\"{ORIGIN}/roses/guide-2\",\"1,200\",40000,3%,3.2\n{ORIGIN}/tulips/guide-1,5,900,0.56%,12.1\n"
+        ),
+    );
+    let out = w.run(&[
+        "run",
+        "exports",
+        "--out",
+        "r.xlsx",
+        "--csv-dir",
+        "csv",
+        "-q",
+        "--priority-urls",
+        "Pages.csv",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let s = summary(&w.path("csv"));
+    assert!(
+        s["Destination importance in Priority"].contains("--priority-urls (2 URLs)"),
+        "{s:?}"
+    );
+    let queue = records(&w.path("r.xlsx"), "Queue");
+    let top = queue
+        .iter()
+        .find(|r| r["Destination URL"].ends_with("/roses/guide-2"))
+        .unwrap();
+    let other = queue
+        .iter()
+        .find(|r| r["Destination URL"].ends_with("/roses/guide-3"))
+        .unwrap();
+    let ratio = |r: &HashMap<String, String>| {
+        let similarity: f64 = r["Similarity"].parse().unwrap();
+        let inlinks: f64 = r["Destination Body Inlinks"].parse().unwrap();
+        r["Priority"].parse::<f64>().unwrap() / (100.0 * similarity / (1.0 + inlinks.ln_1p()))
+    };
+    assert!((ratio(top) - 1.0).abs() < 0.02, "{}", ratio(top));
+    assert!((ratio(other) - 0.5).abs() < 0.02, "{}", ratio(other));
+}
