@@ -40,6 +40,9 @@ pub struct Rejection {
     pub sheet: Option<String>,
     /// Spreadsheet row number (1-based, title and header rows counted).
     pub row: u64,
+    /// The page the row is about (its Address or Source cell), so a person can act on it
+    /// without the input open; empty when the row has none.
+    pub url: String,
     /// Column header the problem is in (empty when the whole row is at fault).
     pub column: String,
     /// What was wrong and what was expected.
@@ -50,9 +53,6 @@ pub struct Rejection {
 
 /// Longest raw value kept in a rejection: enough to recognise an error message, not a vector.
 const VALUE_PREVIEW_CHARS: usize = 120;
-/// Rejections kept in detail; beyond this only the counts grow (a broken million-row file
-/// must not produce a million-row sheet).
-const MAX_DETAILED_REJECTIONS: usize = 100_000;
 
 /// Per-file counts; `read == used + skipped + rejected` always holds.
 #[derive(Debug, Clone, Default)]
@@ -83,7 +83,6 @@ impl FileStats {
 pub struct Report {
     ticker: Option<indicatif::ProgressBar>,
     rejections: Vec<Rejection>,
-    rejections_dropped: u64,
     files: Vec<FileStats>,
     notes: Vec<String>,
 }
@@ -133,10 +132,8 @@ impl Report {
     /// Record a rejected row and count it against its file.
     pub fn reject(&mut self, file_index: usize, mut rejection: Rejection) {
         self.files[file_index].rejected += 1;
-        if self.rejections.len() >= MAX_DETAILED_REJECTIONS {
-            self.rejections_dropped += 1;
-            return;
-        }
+        // Every rejection is kept and listed (the promise is that every row is used or
+        // listed): about 300 bytes each with the value cut to a preview.
         rejection.value = preview(&rejection.value);
         self.rejections.push(rejection);
     }
@@ -157,11 +154,6 @@ impl Report {
     /// Rejections kept in detail.
     pub fn rejections(&self) -> &[Rejection] {
         &self.rejections
-    }
-
-    /// Rejections counted but not kept in detail.
-    pub fn rejections_dropped(&self) -> u64 {
-        self.rejections_dropped
     }
 
     /// Per-file counts.
@@ -210,6 +202,7 @@ mod tests {
                 file: "a.csv".into(),
                 sheet: None,
                 row: 4,
+                url: "https://a/".into(),
                 column: "Source".into(),
                 problem: "empty".into(),
                 value: "x".repeat(500),

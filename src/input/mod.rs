@@ -94,6 +94,8 @@ pub struct Table {
     source: Source,
     header: Header,
     name: String,
+    /// The page URL (Address or Source cell) of the row being visited, for rejections.
+    current_url: std::cell::RefCell<String>,
 }
 
 impl Table {
@@ -139,6 +141,7 @@ impl Table {
             source,
             header,
             name,
+            current_url: std::cell::RefCell::default(),
         })
     }
 
@@ -186,6 +189,10 @@ impl Table {
         visit: &mut dyn FnMut(&mut Report, u64, &StringRecord),
     ) -> Result<(), InputError> {
         let header_row = self.header.row;
+        let url_col = self
+            .header
+            .get(Col::Address)
+            .or_else(|| self.header.get(Col::Source));
         let mut bad_rows = Vec::new();
         let result = self.source.for_each_row(
             &mut |row, record| {
@@ -197,12 +204,18 @@ impl Table {
                 if record.iter().all(|f| f.trim().is_empty()) {
                     report.skip(stats, "blank row");
                 } else {
+                    if let Some(i) = url_col {
+                        let mut url = self.current_url.borrow_mut();
+                        url.clear();
+                        url.push_str(cell(record, Some(i)));
+                    }
                     visit(report, row, record);
                 }
                 ControlFlow::Continue(())
             },
             &mut |row, message| bad_rows.push((row, message)),
         );
+        self.current_url.borrow_mut().clear();
         for (row, message) in bad_rows {
             report.stats(stats).read += 1;
             report.reject(
@@ -230,6 +243,7 @@ impl Table {
             file: self.name.clone(),
             sheet: self.source.sheet().map(str::to_string),
             row,
+            url: self.current_url.borrow().clone(),
             column: column.to_string(),
             problem: problem.into(),
             value: value.to_string(),

@@ -279,7 +279,13 @@ pub fn run(config: &RunConfig) -> Result<Outcome> {
     if config.previous.is_some() || !history.is_empty() {
         write(&mut writer, review::history_sheet(&history))?;
     }
-    write(&mut writer, sheets::rejected::sheet(&report))?;
+    writer
+        .add_rows(
+            &sheets::rejected::header(),
+            report.rejections().len(),
+            sheets::rejected::rows(&report),
+        )
+        .with_context(writing)?;
     write(&mut writer, run_sheet)?;
     let pages_compared = compared.order.len();
     drop((crawl, pages, inventory, emb, found, compared, body));

@@ -208,20 +208,19 @@ fn assign_vectors(
                 "same URL as row {} with a different vector: this row is rejected",
                 first.row
             ));
-            report.reject(
-                emb_stats,
-                table.rejection(
-                    p.row,
-                    &emb.column,
-                    format!(
-                        "the URL {} is also on row {} with a different vector; row {}'s vector is used. Remove one of the two rows",
-                        p.url.trim(),
-                        first.row,
-                        first.row
-                    ),
-                    "",
+            let mut rejection = table.rejection(
+                p.row,
+                &emb.column,
+                format!(
+                    "the URL {} is also on row {} with a different vector; row {}'s vector is used. Remove one of the two rows",
+                    p.url.trim(),
+                    first.row,
+                    first.row
                 ),
+                "",
             );
+            rejection.url = p.url.trim().to_string();
+            report.reject(emb_stats, rejection);
         } else if pages.contains_key(&f) {
             report.skip(emb_stats, "another row's vector stands for the same page");
         }

@@ -108,3 +108,44 @@ fn pairs_less_similar_than_unrelated_pages_are_not_candidates() {
     // a↔b and c↔d, both directions: the anti-similar pairs are cut.
     assert_eq!(queue.len(), 4, "{queue:?}");
 }
+
+#[test]
+fn every_rejected_row_is_listed_with_its_page() {
+    let w = Workdir::new("many-rejections");
+    // More rejections than the old 100,000-row cap, each naming its page.
+    let bad = 100_005;
+    let mut rows: Vec<Vec<String>> = (0..bad)
+        .map(|i| emb_row(&u(&format!("/bad/{i}")), "No data returned."))
+        .collect();
+    for i in 0..4 {
+        rows.push(emb_row(
+            &u(&format!("/ok/{i}")),
+            &vector_text(&axis(i, 0.3)),
+        ));
+    }
+    w.write_sf_csv("embeddings.csv", EMB_HEADER, &rows);
+    no_links(&w);
+    let out = w.run(&[
+        "run",
+        "--embeddings",
+        w.path("embeddings.csv").to_str().unwrap(),
+        "--inlinks",
+        w.path("inlinks.csv").to_str().unwrap(),
+        "--out",
+        w.path("o.xlsx").to_str().unwrap(),
+        "--csv-dir",
+        w.path("csv").to_str().unwrap(),
+        "--quiet",
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let mut reader = csv::Reader::from_path(w.path("csv").join("Rejected Rows.csv")).unwrap();
+    let header = reader.headers().unwrap().clone();
+    let url = header
+        .iter()
+        .position(|h| h == "URL")
+        .expect("a URL column");
+    let listed: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+    assert_eq!(listed.len(), bad);
+    assert_eq!(&listed[0][url], u("/bad/0"));
+    assert!(listed.iter().all(|r| r[url].starts_with(O)));
+}
