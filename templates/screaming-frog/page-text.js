@@ -10,7 +10,7 @@
 // selectors, same fallback to <body>, same removal of navigation, asides,
 // footers, scripts and cookie banners). Links stay in (<a href>, written as
 // absolute URLs): linkgap uses them to know where links already are. Every
-// other attribute, comments and form and media elements are dropped.
+// other attribute, comments, form fields and media elements are dropped.
 //
 // linkgap reads the export as page text (linkgap run --page-text FILE, or
 // found in an exports folder by its header) and splits it into paragraphs,
@@ -29,10 +29,10 @@ const SETTINGS = {
 };
 // ====================================================================
 
-// What else is dropped from the HTML (the text the embedding snippets embed
-// never has it either): form fields, media and metadata elements.
+// Also dropped from the HTML, on top of CONTENT.remove: form fields, media
+// and metadata elements, which hold no place for a link.
 const PAGE_TEXT = {
-  remove: ['input', 'textarea', 'label', 'video', 'audio', 'source', 'track', 'picture source', 'map', 'link', 'meta'],
+  remove: ['input', 'textarea', 'video', 'audio', 'source', 'track', 'map', 'link', 'meta'],
 };
 
 // ---- BEGIN linkgap shared code (content): identical in every linkgap snippet. Edit it in openai-embeddings.js and run `node templates/screaming-frog/dev/sync-shared.mjs`. ----
@@ -225,21 +225,23 @@ function linkgapPageText() {
     for (const selector of PAGE_TEXT.remove) {
       for (const el of linkgapSelectAll(copy, selector)) el.remove();
     }
+    if (copy.normalize) copy.normalize(); // merge the text nodes the removals left side by side
     linkgapStrip(copy, false);
     const html = copy.innerHTML.trim();
     if (html) parts.push(html);
   }
-  let html = parts.join('\n');
-  const budget = SETTINGS.maxCellChars * SETTINGS.maxCells;
-  if (html.length > budget) {
-    const note = '<!-- linkgap: page text cut at maxCells (' + html.length + ' characters) -->';
-    html = html.slice(0, linkgapCut(html, 0, budget - note.length - 1)).trimEnd() + '\n' + note;
-  }
+  const html = parts.join('\n');
   const cells = [];
   for (let start = 0; start < html.length; ) {
-    const end = linkgapCut(html, start, SETTINGS.maxCellChars);
+    let end = linkgapCut(html, start, SETTINGS.maxCellChars);
+    let note = '';
+    if (cells.length === SETTINGS.maxCells - 1 && end < html.length) {
+      note = '<!-- linkgap: page text cut at maxCells (' + html.length + ' characters) -->';
+      end = linkgapCut(html, start, SETTINGS.maxCellChars - note.length - 1);
+    }
     const cell = html.slice(start, end).trim();
-    if (cell) cells.push(cell);
+    if (cell || note) cells.push(note ? (cell + '\n' + note).trim() : cell);
+    if (note) break;
     start = end;
   }
   return cells.length === 1 ? cells[0] : cells;
