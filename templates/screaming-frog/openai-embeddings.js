@@ -72,7 +72,7 @@ const PROVIDER = {
   },
 };
 
-// ---- BEGIN linkgap shared code: identical in every linkgap snippet. Edit it in openai-embeddings.js and run `node templates/screaming-frog/dev/sync-shared.mjs`. ----
+// ---- BEGIN linkgap shared code (content): identical in every linkgap snippet. Edit it in openai-embeddings.js and run `node templates/screaming-frog/dev/sync-shared.mjs`. ----
 
 // Which part of the page is embedded. The first selector that matches with at
 // least minChars of text wins (several matches, e.g. many <article>s, are
@@ -138,14 +138,14 @@ function linkgapSelectAll(root, selector) {
   }
 }
 
-// Text of one element without the parts matched by removeSelectors. Works on
-// a copy, so the page itself is not changed.
-function linkgapCleanText(element, removeSelectors) {
+// A copy of one element without the parts matched by removeSelectors, so the
+// page itself is not changed.
+function linkgapCleanCopy(element, removeSelectors) {
   const copy = element.cloneNode(true);
   for (const selector of removeSelectors) {
     for (const el of linkgapSelectAll(copy, selector)) el.remove();
   }
-  return linkgapNodeText(copy);
+  return copy;
 }
 
 function linkgapInsideRemoved(element, removeSelectors) {
@@ -159,17 +159,39 @@ function linkgapInsideRemoved(element, removeSelectors) {
   return false;
 }
 
-function linkgapMainText() {
+// The page's main content, chosen as CONTENT says: { copies, text } where
+// copies are cleaned copies of the chosen elements (those with text, in page
+// order) and text is their text joined by line breaks.
+function linkgapMainContent() {
   if (!document.body) throw linkgapFail('the page has no <body>');
   for (const selector of CONTENT.selectors) {
     const found = linkgapSelectAll(document, selector)
       .filter((el) => !linkgapInsideRemoved(el, CONTENT.remove));
     const outermost = found.filter((el) => !found.some((other) => other !== el && other.contains(el)));
-    const text = outermost.map((el) => linkgapCleanText(el, CONTENT.remove)).filter((t) => t).join('\n');
-    if (text.length >= CONTENT.minChars) return text;
+    const copies = [];
+    const texts = [];
+    for (const el of outermost) {
+      const copy = linkgapCleanCopy(el, CONTENT.remove);
+      const text = linkgapNodeText(copy);
+      if (text) {
+        copies.push(copy);
+        texts.push(text);
+      }
+    }
+    const text = texts.join('\n');
+    if (text.length >= CONTENT.minChars) return { copies, text };
   }
-  return linkgapCleanText(document.body, CONTENT.remove.concat(CONTENT.fallbackRemove));
+  const copy = linkgapCleanCopy(document.body, CONTENT.remove.concat(CONTENT.fallbackRemove));
+  return { copies: [copy], text: linkgapNodeText(copy) };
 }
+
+function linkgapMainText() {
+  return linkgapMainContent().text;
+}
+
+// ---- END linkgap shared code (content) ----
+
+// ---- BEGIN linkgap shared code (embeddings): identical in every linkgap embedding snippet. Edit it in openai-embeddings.js and run `node templates/screaming-frog/dev/sync-shared.mjs`. ----
 
 // Conservative token estimate, in units of 1/asciiCharsPerToken token.
 function linkgapCharCost(code) {
@@ -381,4 +403,4 @@ return linkgapEmbedPage()
   .then((value) => seoSpider.data(value))
   .catch((err) => seoSpider.error(linkgapErrorText(err)));
 
-// ---- END linkgap shared code ----
+// ---- END linkgap shared code (embeddings) ----

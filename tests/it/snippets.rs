@@ -1,9 +1,15 @@
 //! The Screaming Frog snippets in templates/screaming-frog/: their Node test suite runs them
 //! against a fake embeddings API and writes Custom JavaScript exports, which linkgap must
-//! read without options, recording the model and reporting the error row.
+//! read without options, recording the model and reporting the error row. The page-text
+//! snippet's export must read as page text (not embeddings), split into blocks that keep
+//! the links, alone or next to an embedding snippet's column.
 
 use std::path::Path;
 use std::process::Command;
+
+use linkgap::input::{Table, page_text};
+use linkgap::passage::{BlockKind, split};
+use linkgap::report::{Report, Role};
 
 use crate::util::*;
 
@@ -59,9 +65,18 @@ fn snippet_output_is_read_without_options() {
         .unwrap()
         .map(|e| e.unwrap().path())
         .filter(|p| p.to_string_lossy().ends_with("custom_javascript_all.csv"))
+        .filter(|p| {
+            let name = p.file_name().unwrap().to_string_lossy();
+            !name.starts_with("page-text-") && !name.starts_with("combined-")
+        })
         .collect();
     files.sort();
-    assert_eq!(files.len(), 3, "one export per snippet: {files:?}");
+    assert_eq!(
+        files.len(),
+        3,
+        "one export per embedding snippet: {files:?}"
+    );
+    page_text_exports(&w);
     for file in &files {
         let name = file.file_name().unwrap().to_string_lossy().into_owned();
         let inspect = w.run(&["inspect", &name]);
@@ -107,6 +122,123 @@ fn snippet_output_is_read_without_options() {
             "{rejected:?}"
         );
     }
+}
+
+/// The exports of tests/js/page-text.test.mjs: `page-text.js` alone (four pages, one of them
+/// long enough for several cells) and next to the OpenAI snippet in the same crawl.
+fn page_text_exports(w: &Workdir) {
+    let alone = w.path("page-text-custom_javascript_all.csv");
+    let inspect = w.run(&["inspect", "page-text-custom_javascript_all.csv"]);
+    let text = String::from_utf8_lossy(&inspect.stdout);
+    assert_eq!(inspect.status.code(), Some(0), "{text}");
+    assert!(text.contains("role: page text"), "{text}");
+    assert!(
+        !text.contains("embeddings"),
+        "not read as embeddings: {text}"
+    );
+    let table = Table::open(&alone).unwrap();
+    assert_eq!(table.roles().unwrap(), vec![Role::PageText]);
+    let header = table.header();
+    assert_eq!(header.name(4), "linkgap page text 1");
+    assert!(
+        header.find("linkgap page text 2").is_some(),
+        "a long page fills several cells"
+    );
+    let pages = read_pages(&table);
+    assert_eq!(pages.len(), 4, "{:?}", pages.keys());
+
+    let docs = &pages["https://docs.example.com/guide/partitioning.html"];
+    assert_eq!(docs[0].kind, BlockKind::Heading(1));
+    assert!(
+        docs[0]
+            .text
+            .contains("MAIN-CONTENT-SENTINEL Table partitioning")
+    );
+    let lead = docs
+        .iter()
+        .find(|b| b.text.starts_with("Partitioning splits"))
+        .unwrap();
+    assert_eq!(lead.kind, BlockKind::Paragraph);
+    let links: Vec<(&str, &str)> = lead
+        .links
+        .iter()
+        .map(|l| (l.href.as_str(), lead.link_text(l)))
+        .collect();
+    assert_eq!(
+        links,
+        vec![
+            (
+                "https://docs.example.com/guide/indexes.html#btree",
+                "the index chapter"
+            ),
+            (
+                "https://docs.example.com/reference/create-table/",
+                "CREATE TABLE"
+            ),
+            ("https://other.example.org/blog/", "an outside post"),
+        ]
+    );
+    for kind in [
+        BlockKind::ListItem,
+        BlockKind::Term,
+        BlockKind::Definition,
+        BlockKind::Cell,
+        BlockKind::Code,
+    ] {
+        assert!(docs.iter().any(|b| b.kind == kind), "a {kind} block");
+    }
+    for block in pages.values().flatten() {
+        assert!(
+            !block.text.contains("SENTINEL") || block.text.contains("MAIN-CONTENT-SENTINEL"),
+            "{block:?}"
+        );
+    }
+
+    // The long page came in several cells; joined again, every paragraph is one block.
+    let long = &pages["https://www.example.com/guides/companion-planting-complete/"];
+    let paragraphs: Vec<_> = long
+        .iter()
+        .filter(|b| b.text.starts_with("Paragraph "))
+        .collect();
+    assert_eq!(paragraphs.len(), 1000);
+    for (i, p) in paragraphs.iter().enumerate() {
+        assert!(p.text.ends_with(&format!("(para-{i}-end).")), "{}", p.text);
+        assert_eq!(p.links.len(), 1);
+        assert_eq!(p.links[0].href, format!("/p/{i}"));
+    }
+
+    // Both snippets in one crawl: the vectors are read as before, and the page text is
+    // there for `--page-text` (the extractor skips the embedding column).
+    let both = w.path("combined-custom_javascript_all.csv");
+    let inspect = w.run(&["inspect", "combined-custom_javascript_all.csv"]);
+    let text = String::from_utf8_lossy(&inspect.stdout);
+    assert_eq!(inspect.status.code(), Some(0), "{text}");
+    assert!(text.contains("role: embeddings"), "{text}");
+    assert!(text.contains("vectors: 4 valid"), "{text}");
+    let table = Table::open(&both).unwrap();
+    let chosen = page_text::choose_extractor(table.header(), None).unwrap();
+    assert_eq!(chosen.name, "linkgap page text");
+    let combined = read_pages(&table);
+    assert_eq!(combined.len(), 4);
+    assert_eq!(
+        combined, pages,
+        "the same blocks as the page-text export alone"
+    );
+}
+
+/// Every page of a page-text table, split into blocks.
+fn read_pages(table: &Table) -> std::collections::BTreeMap<String, Vec<linkgap::passage::Block>> {
+    let mut pages = std::collections::BTreeMap::new();
+    let mut report = Report::new();
+    let read = page_text::read(table, None, &mut report, &mut |report, stats, page| {
+        report.stats(stats).used += 1;
+        pages.insert(page.address.to_string(), split(page.text, page.format));
+    })
+    .unwrap();
+    assert_eq!(read.extractor, "linkgap page text");
+    assert_eq!((read.empty, read.truncated), (0, 0));
+    assert!(report.rejections().is_empty(), "{:?}", report.rejections());
+    pages
 }
 
 #[test]

@@ -127,6 +127,18 @@ describe('snippets in headless Chromium', { skip: CHROMIUM ? false : 'set LINKGA
     assert.ok(!api.requests[0].body.input.join('\n').includes('NAV-SENTINEL'));
   });
 
+  test('page-text.js: a long page in several cells, links made absolute against the page URL', async () => {
+    const html = longPage(1000, (i) => `<a href="/p/${i}">${ENGLISH_PARAGRAPH(i)}</a>`);
+    const call = await inChromium('page-text', readSnippet('page-text.js'), html);
+    assert.equal(call.type, 'data', call.value);
+    assert.ok(Array.isArray(call.value) && call.value.length >= 10, 'several cells');
+    for (const cell of call.value) assert.ok(cell.length <= 32000);
+    const joined = call.value.join('\n');
+    assert.ok(joined.includes(`<a href="${pageBase}/p/999">`), 'hrefs resolved by the browser');
+    for (const s of SENTINELS_OUT) assert.ok(!joined.includes(s), `${s} must not be in the page text`);
+    assert.equal(api.requests.length, 0, 'no API call');
+  });
+
   test('ollama-embeddings.js: server down gives a network error', async () => {
     const source = configure(readSnippet('ollama-embeddings.js'), { baseUrl: "'http://localhost:1'", retryBaseDelayMs: '1' });
     const call = await inChromium('ollama-down', source, readFixture('article.html'));

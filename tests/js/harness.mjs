@@ -70,7 +70,7 @@ export async function runSnippet(source, { html, dom, fetch: fetchImpl }) {
   };
   const context = vm.createContext({
     seoSpider, document, window, fetch: fetchImpl, console,
-    setTimeout, clearTimeout, AbortController, TextEncoder,
+    setTimeout, clearTimeout, AbortController, TextEncoder, URL,
   });
   const snippet = vm.runInContext(`(function () {\n${source}\n})`, context, { filename: 'snippet.js' });
   const result = snippet();
@@ -341,14 +341,41 @@ function csvField(value) {
   return `"${String(value).replace(/"/g, '""')}"`;
 }
 
+// What one seoSpider.data(value) call fills: Screaming Frog writes a single
+// value to "<snippet name> 1" and an array's items to "<snippet name> 1",
+// "<snippet name> 2"...
+export function cellValues(value) {
+  return Array.isArray(value) ? value.map(String) : [String(value)];
+}
+
 // Writes `<dir>/<file>` the way Screaming Frog writes CSV exports: UTF-8 with
 // BOM, every field double-quoted, "" escaping, LF line ends.
 // rows: [{ address, value }], value being what the snippet returned.
 export function writeCustomJsCsv(dir, file, snippetName, rows) {
+  return writeCustomJsExport(dir, file, [snippetName], rows.map((row) => ({
+    address: row.address, values: { [snippetName]: row.value },
+  })));
+}
+
+// The same for a crawl that ran several snippets: one block of numbered
+// columns per snippet, as many as its longest value needs, in `snippets` order.
+// rows: [{ address, values: { <snippet name>: value } }].
+export function writeCustomJsExport(dir, file, snippets, rows) {
   mkdirSync(dir, { recursive: true });
-  const lines = [['Address', 'Content Type', 'Status Code', 'Status', `${snippetName} 1`].map(csvField).join(',')];
+  const widths = snippets.map((name) => Math.max(1, ...rows.map((row) =>
+    row.values[name] === undefined ? 0 : cellValues(row.values[name]).length)));
+  const header = ['Address', 'Content Type', 'Status Code', 'Status'];
+  snippets.forEach((name, i) => {
+    for (let n = 1; n <= widths[i]; n++) header.push(`${name} ${n}`);
+  });
+  const lines = [header.map(csvField).join(',')];
   for (const row of rows) {
-    lines.push([row.address, 'text/html; charset=utf-8', '200', 'OK', row.value].map(csvField).join(','));
+    const fields = [row.address, 'text/html; charset=utf-8', '200', 'OK'];
+    snippets.forEach((name, i) => {
+      const cells = row.values[name] === undefined ? [] : cellValues(row.values[name]);
+      for (let n = 0; n < widths[i]; n++) fields.push(cells[n] === undefined ? '' : cells[n]);
+    });
+    lines.push(fields.map(csvField).join(','));
   }
   const path = join(dir, file);
   writeFileSync(path, '\uFEFF' + lines.join('\n') + '\n', 'utf8');

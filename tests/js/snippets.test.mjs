@@ -6,18 +6,41 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import vm from 'node:vm';
-import { splitShared, syncShared, SNIPPETS } from '../../templates/screaming-frog/dev/sync-shared.mjs';
+import {
+  EMBEDDING_SNIPPETS, regionsOf, splitShared, syncShared, SNIPPETS,
+} from '../../templates/screaming-frog/dev/sync-shared.mjs';
 import { CONTRACT, readSnippet, writeCustomJsCsv } from './harness.mjs';
 
 describe('snippet files', () => {
   test('the shared code is identical in all snippets (dev/sync-shared.mjs --check)', () => {
     assert.deepEqual(syncShared({ check: true }), [], 'run: node templates/screaming-frog/dev/sync-shared.mjs');
-    const shared = SNIPPETS.map((name) => splitShared(readSnippet(name), name).shared);
-    for (const s of shared) assert.equal(s, shared[0]);
-    assert.ok(shared[0].length > 5000, 'the shared part holds the code');
+    const content = SNIPPETS.map((name) => splitShared(readSnippet(name), name, 'content').shared);
+    for (const s of content) assert.equal(s, content[0]);
+    assert.match(content[0], /const CONTENT = \{/, 'the content region holds the main-content selection');
+    const embeddings = EMBEDDING_SNIPPETS.map((name) => splitShared(readSnippet(name), name, 'embeddings').shared);
+    for (const s of embeddings) assert.equal(s, embeddings[0]);
+    assert.ok(embeddings[0].length > 5000, 'the embeddings region holds the API code');
+    assert.deepEqual(regionsOf('page-text.js'), ['content']);
+    assert.throws(() => splitShared(readSnippet('page-text.js'), 'page-text.js', 'embeddings'), /expected exactly one/);
   });
 
-  for (const name of SNIPPETS) {
+  test('page-text.js: a Screaming Frog function body that returns the seoSpider promise chain', () => {
+    const source = readSnippet('page-text.js');
+    assert.throws(() => new vm.Script(source), /Illegal return/);
+    assert.doesNotThrow(() => new Function('seoSpider', source));
+    assert.match(source, /\nreturn Promise\.resolve\(\)\n {2}\.then\(\(\) => seoSpider\.data\(linkgapPageText\(\)\)\)\n {2}\.catch\(\(err\) => seoSpider\.error\(linkgapPageTextError\(err\)\)\);\n$/);
+    assert.doesNotMatch(source, /\brequire\(|^import |\bprocess\.|\bawait import\(|\bfetch\(/m, 'no Node.js APIs and no network');
+    assert.ok(source.startsWith('// linkgap: '), 'starts with a description');
+    const settingsAt = source.indexOf('const SETTINGS = {');
+    assert.ok(settingsAt > 0 && source.slice(0, settingsAt).split('\n').length < 40, 'SETTINGS near the top');
+    const block = source.slice(settingsAt, source.indexOf('\n};', settingsAt));
+    for (const line of ['maxCellChars: 32000', 'maxCells: 20', 'absoluteLinks: true']) {
+      assert.ok(block.includes(`  ${line},`), `page-text.js has ${line}`);
+    }
+    assert.ok(32000 < 32767, 'a cell stays under Excel\'s limit');
+  });
+
+  for (const name of EMBEDDING_SNIPPETS) {
     test(`${name}: a Screaming Frog function body that returns the seoSpider promise chain`, () => {
       const source = readSnippet(name);
       assert.throws(() => new vm.Script(source), /Illegal return/, 'uses a top-level return, like the library snippets');
