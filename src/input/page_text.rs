@@ -129,6 +129,9 @@ pub fn choose_extractor(header: &Header, named: Option<&str>) -> Option<Extracto
     }
 }
 
+/// How templates/screaming-frog/page-text.js starts a cell when it found no text.
+const SNIPPET_ERROR: &str = "linkgap-page-text error: ";
+
 /// Counts of one read, for the Run sheet and the caller's summary.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct PageTextRead {
@@ -202,6 +205,13 @@ pub fn read(
         if text.is_empty() {
             out.empty += 1;
             report.skip(stats, "no page text (expected on redirects and errors)");
+            return;
+        }
+        // linkgap's page-text snippet says so when a page has no main content: that page
+        // has no text, not one block holding the message.
+        if text.starts_with(SNIPPET_ERROR) {
+            out.empty += 1;
+            report.skip(stats, "no page text (the snippet found no text content)");
             return;
         }
         out.pages += 1;
