@@ -155,8 +155,9 @@ pub fn run(config: &RunConfig) -> Result<Outcome> {
         signals.as_ref(),
     );
     found.put_back(&compared, neighbors, config.top_k);
-    let passages = passages::suggest(config, &crawl, &mut candidates, progress, &mut report)?;
+    let mut passages = passages::suggest(config, &crawl, &mut candidates, progress, &mut report)?;
     let budgeted = queue::apply_budget(candidates, config.ranking.budget);
+    passages.count(&budgeted.kept);
     let budget_text = ranking::budget_text(
         &ranked,
         config.ranking.budget,

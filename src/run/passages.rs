@@ -29,6 +29,17 @@ pub(super) struct PassageReport {
 }
 
 impl PassageReport {
+    /// Count the rows of the final Queue that have a passage.
+    pub(super) fn count(&mut self, queue: &[Candidate]) {
+        if self.source.starts_with("from ") {
+            self.rows = queue.len();
+            self.found = queue
+                .iter()
+                .filter(|c| matches!(c.placement, Placement::Found(_)))
+                .count();
+        }
+    }
+
     /// One sentence.
     pub(super) fn describe(&self) -> String {
         if self.rows == 0 && self.found == 0 && !self.source.starts_with("from ") {
