@@ -10,6 +10,9 @@
 //! baseline is the block with the best plain BM25 against the destination's title and H1.
 //! Nothing here runs in the test suite: it reads a real crawl.
 
+// A measuring tool: it reports on stdout.
+#![allow(clippy::print_stdout)]
+
 use std::collections::{HashMap, HashSet};
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::path::Path;
@@ -80,7 +83,7 @@ fn main() {
         .filter(|p| {
             let mut hasher = DefaultHasher::new();
             (seed, p).hash(&mut hasher);
-            hasher.finish() % 10 == 0
+            hasher.finish().is_multiple_of(10)
         })
         .collect();
     let mut anchors: HashMap<String, HashMap<String, u32>> = HashMap::new();
@@ -223,7 +226,7 @@ fn evaluate(
             Err(e) => {
                 *reasons
                     .entry(format!("{e:?}").split(' ').next().unwrap_or("").to_string())
-                    .or_default() += 1
+                    .or_default() += 1;
             }
         }
         // Baseline: plain BM25 against title + H1, no phrases, no kinds, no exclusions.

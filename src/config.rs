@@ -256,24 +256,7 @@ impl RunConfig {
             }
             None => args,
         };
-        if args.top_k == 0 || args.top_k > 100 {
-            return Err(ConfigError(format!(
-                "--top-k must be between 1 and 100, not {}",
-                args.top_k
-            )));
-        }
-        if !(0.0..=1.0).contains(&args.near_duplicate) {
-            return Err(ConfigError(format!(
-                "--near-duplicate must be between 0 and 1, not {}",
-                args.near_duplicate
-            )));
-        }
-        if !(0.0..=1.0).contains(&args.template_share) {
-            return Err(ConfigError(format!(
-                "--template-share must be between 0 and 1, not {}",
-                args.template_share
-            )));
-        }
+        check_ranges(args)?;
         let body_positions: Vec<String> = args
             .body_positions
             .iter()
@@ -431,6 +414,34 @@ fn input_files<'a>(args: &'a RunArgs, inputs: &'a Inputs) -> Vec<(&'static str, 
             .filter_map(|(role, p)| p.map(|p| (role, p.as_path()))),
     );
     files
+}
+
+/// The numeric options within their ranges.
+fn check_ranges(args: &RunArgs) -> Result<(), ConfigError> {
+    if args.top_k == 0 || args.top_k > 100 {
+        return Err(ConfigError(format!(
+            "--top-k must be between 1 and 100, not {}",
+            args.top_k
+        )));
+    }
+    if !(0.0..=1.0).contains(&args.near_duplicate) {
+        return Err(ConfigError(format!(
+            "--near-duplicate must be between 0 and 1, not {}",
+            args.near_duplicate
+        )));
+    }
+    if !(0.0..=1.0).contains(&args.template_share) {
+        return Err(ConfigError(format!(
+            "--template-share must be between 0 and 1, not {}",
+            args.template_share
+        )));
+    }
+    if args.queue_limit_destination == 0 || args.queue_limit_source == 0 {
+        return Err(ConfigError(
+            "--queue-limit-destination and --queue-limit-source must be at least 1 (use --queue all for no caps)".into(),
+        ));
+    }
+    Ok(())
 }
 
 /// Find the embeddings, All Inlinks and Internal: All files in a folder by their headers.

@@ -64,8 +64,11 @@ pub struct LinkCollector {
     /// Redirect rows (written source → written destination), by URL id.
     pub redirects: Vec<(u32, u32)>,
     /// Anchor texts of body-position hyperlinks by written destination, when kept.
-    anchors: Option<HashMap<u32, Vec<(Box<str>, u32)>>>,
+    anchors: Option<AnchorCounts>,
 }
+
+/// Anchor texts with how many links use each, by written destination URL id.
+type AnchorCounts = HashMap<u32, Vec<(Box<str>, u32)>>;
 
 /// Distinct anchor texts kept per destination: the words other pages use for a page repeat,
 /// so a few dozen say it all, and a million-page site's memory stays bounded.

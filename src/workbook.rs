@@ -58,13 +58,12 @@ impl Cell {
     pub fn csv_text(&self) -> String {
         match self {
             Cell::Empty => String::new(),
-            Cell::Text(s) => guard_formula(s),
+            Cell::Text(s) | Cell::Marked(s, _) => guard_formula(s),
             Cell::Url(s) => s.clone(),
             Cell::Int(i) => i.to_string(),
             Cell::Number(f) => f.to_string(),
             Cell::Percent(f) => format!("{f:.4}"),
             Cell::Status(s) => s.label().to_string(),
-            Cell::Marked(s, _) => guard_formula(s),
         }
     }
 }

@@ -358,15 +358,31 @@ impl Pending {
                 }
                 Err(problem) => {
                     page.problem = Some(format!("no vector: {problem}"));
-                    report.reject(
-                        stats,
-                        table.rejection(page.row, column, problem.to_string(), &raw),
-                    );
+                    // Parsed a batch later: the table's current row is another page.
+                    let mut rejection =
+                        table.rejection(page.row, column, problem.to_string(), &raw);
+                    rejection.url.clone_from(&page.url);
+                    report.reject(stats, rejection);
                 }
             }
             parsed.pages.push(page);
         }
         self.bytes = 0;
+    }
+}
+
+/// Why a table has no vector column, naming the columns when one was asked for by name.
+fn no_vector_column(table: &Table, named: Option<&str>) -> InputError {
+    let message = match named {
+        Some(name) => format!(
+            "no column named \"{name}\"; the columns are: {}",
+            table.header().names.join(", ")
+        ),
+        None => "no embedding column: no header mentions embeddings and no column holds comma-separated numbers; name it with --embedding-column".to_string(),
+    };
+    InputError::Role {
+        path: table.source().path().to_path_buf(),
+        message,
     }
 }
 
@@ -377,14 +393,7 @@ pub fn read(
     report: &mut Report,
 ) -> Result<Embeddings, InputError> {
     let Some(column) = find_vector_column(table, named)? else {
-        let message = match named {
-            Some(name) => format!("no column named \"{name}\"; the columns are: {}", table.header().names.join(", ")),
-            None => "no embedding column: no header mentions embeddings and no column holds comma-separated numbers; name it with --embedding-column".to_string(),
-        };
-        return Err(InputError::Role {
-            path: table.source().path().to_path_buf(),
-            message,
-        });
+        return Err(no_vector_column(table, named));
     };
     let header = table.header();
     let url_col = header
@@ -523,7 +532,9 @@ pub fn read(
             };
             let p = &mut out.pages[page];
             p.problem = Some(format!("no vector: {problem}"));
-            let rejection = table.rejection(p.row, &column_name, problem, &format!("{len} values"));
+            let mut rejection =
+                table.rejection(p.row, &column_name, problem, &format!("{len} values"));
+            rejection.url.clone_from(&p.url);
             report.reject(stats, rejection);
         }
     }

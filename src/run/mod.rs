@@ -23,7 +23,7 @@ use anyhow::{Context, Result};
 
 use crate::config::RunConfig;
 use crate::crawl::{self, Crawl};
-use crate::input::embeddings;
+use crate::input::embeddings::{self, Embeddings};
 use crate::normalize::identity::UrlTable;
 use crate::normalize::normalize;
 use crate::progress::Progress;
@@ -57,44 +57,9 @@ pub fn run(config: &RunConfig) -> Result<Outcome> {
     let mut clock = Stages::new();
     let progress = Progress::new(config.quiet);
     let mut report = Report::new();
-    let rules = &config.url_rules;
     let tables = Tables::open(&config.inputs)?;
-
-    // Embeddings.
-    report.set_ticker(Some(progress.rows("Reading embeddings")));
-    let mut emb = embeddings::read(
-        &tables.embeddings,
-        config.embedding_column.as_deref(),
-        &mut report,
-    )
-    .with_context(|| format!("reading {}", tables.embeddings.name()))?;
-    if emb.vectors() == 0 {
-        anyhow::bail!(
-            "{}: no valid vectors in column \"{}\"; see the rejected rows with `linkgap inspect`",
-            emb.file,
-            emb.column
-        );
-    }
-    clock.lap("read embeddings");
-    let emb_stats = report.file(&emb.file, Role::Embeddings);
-    let mut urls = UrlTable::default();
-    let emb_ids: Vec<Option<u32>> = emb
-        .pages
-        .iter()
-        .map(|p| normalize(&p.url, rules).ok().map(|n| urls.intern(&n)))
-        .collect();
-
-    // The crawl: Internal: All facts, redirects, canonicals and existing links.
-    let crawl: Crawl = crawl::load(
-        urls,
-        &tables.inlinks,
-        tables.internal.as_ref(),
-        rules,
-        &config.link_rules,
-        progress,
-        &mut report,
-    )?;
-    clock.lap("read crawl (Internal: All, All Inlinks) and resolve identities");
+    let (mut emb, emb_ids, emb_stats, crawl) =
+        read_inputs(config, &tables, progress, &mut report, &mut clock)?;
 
     // Pages, their vectors and eligibility.
     let PageSet { pages, inventory } = PageSet::build(
@@ -158,16 +123,7 @@ pub fn run(config: &RunConfig) -> Result<Outcome> {
     let mut passages = passages::suggest(config, &crawl, &mut candidates, progress, &mut report)?;
     let budgeted = queue::apply_budget(candidates, config.ranking.budget);
     passages.count(&budgeted.kept);
-    let budget_text = ranking::budget_text(
-        &ranked,
-        config.ranking.budget,
-        budgeted.kept.len(),
-        (
-            budgeted.cut_by_destination,
-            budgeted.cut_by_source,
-            budgeted.cut_no_place,
-        ),
-    );
+    let budget_text = ranking::budget_text(&ranked, config.ranking.budget, &budgeted);
     let candidates = budgeted.kept;
     let analysis = Analysis {
         config,
@@ -198,21 +154,7 @@ pub fn run(config: &RunConfig) -> Result<Outcome> {
         importance: signals.as_ref().map(|s| &s.importance),
         languages: &compared.languages,
     });
-    for (name, rows) in [
-        ("Opportunities", compared.targets.len()),
-        ("Queue", queue_rows.len()),
-        ("Pages", inventory.len()),
-    ] {
-        if rows > workbook::MAX_DATA_ROWS {
-            let note = format!(
-                "{name} has {rows} rows; Excel holds {} per sheet, so it continues in \"{name} (2)\" and on. --csv-dir writes it as one CSV.",
-                workbook::MAX_DATA_ROWS
-            );
-            summary
-                .rows
-                .push(vec![Cell::text("Note"), Cell::text(note)]);
-        }
-    }
+    excel_notes(&mut summary, &compared, &queue_rows, &inventory);
     let (tables, checksums) = tables.split();
     let digests = Tables::digests(checksums);
     preparing.finish_and_clear();
@@ -235,65 +177,194 @@ pub fn run(config: &RunConfig) -> Result<Outcome> {
         ],
     });
 
+    write_sheets(Sheets {
+        config,
+        progress,
+        summary,
+        analysis: &analysis,
+        body: &body,
+        queue_rows,
+        queue_columns: signals
+            .as_ref()
+            .map(queue::DestinationSignals::columns)
+            .unwrap_or_default(),
+        inventory: &inventory,
+        pages: &pages,
+        crawl: &crawl,
+        compared: &compared,
+        history: &history,
+        report: &report,
+        run_sheet,
+    })?;
+    let pages_compared = compared.order.len();
+    drop((crawl, pages, inventory, emb, found, compared, body));
+    clock.lap("write workbook");
+    let rejected = report.rejected_total();
+    let summary = one_line(config, pages_compared, &counts, rejected, started);
+    Ok(Outcome {
+        rejected,
+        summary,
+        stages: clock.describe(),
+        crawl_date: crawl_date.exported(),
+    })
+}
+
+/// Embeddings, then the crawl (Internal: All, All Inlinks) with every URL resolved to its page:
+/// the embeddings, each export row's URL id, the embeddings file's entry in `report`, the crawl.
+fn read_inputs(
+    config: &RunConfig,
+    tables: &Tables,
+    progress: Progress,
+    report: &mut Report,
+    clock: &mut Stages,
+) -> Result<(Embeddings, Vec<Option<u32>>, usize, Crawl)> {
+    let rules = &config.url_rules;
+
+    // Embeddings.
+    report.set_ticker(Some(progress.rows("Reading embeddings")));
+    let emb = embeddings::read(
+        &tables.embeddings,
+        config.embedding_column.as_deref(),
+        report,
+    )
+    .with_context(|| format!("reading {}", tables.embeddings.name()))?;
+    if emb.vectors() == 0 {
+        anyhow::bail!(
+            "{}: no valid vectors in column \"{}\"; see the rejected rows with `linkgap inspect`",
+            emb.file,
+            emb.column
+        );
+    }
+    clock.lap("read embeddings");
+    let emb_stats = report.file(&emb.file, Role::Embeddings);
+    let mut urls = UrlTable::default();
+    let emb_ids: Vec<Option<u32>> = emb
+        .pages
+        .iter()
+        .map(|p| normalize(&p.url, rules).ok().map(|n| urls.intern(&n)))
+        .collect();
+
+    // The crawl: Internal: All facts, redirects, canonicals and existing links.
+    let crawl: Crawl = crawl::load(
+        urls,
+        &tables.inlinks,
+        tables.internal.as_ref(),
+        rules,
+        &config.link_rules,
+        progress,
+        report,
+    )?;
+    clock.lap("read crawl (Internal: All, All Inlinks) and resolve identities");
+
+    Ok((emb, emb_ids, emb_stats, crawl))
+}
+
+/// What the workbook is written from.
+struct Sheets<'a> {
+    config: &'a RunConfig,
+    progress: Progress,
+    summary: Sheet,
+    analysis: &'a Analysis<'a>,
+    body: &'a std::collections::HashMap<u32, Vec<u32>>,
+    queue_rows: Vec<review::QueueRow>,
+    queue_columns: Vec<String>,
+    inventory: &'a [pages::InventoryRow],
+    pages: &'a std::collections::BTreeMap<u32, pages::Page>,
+    crawl: &'a Crawl,
+    compared: &'a Compared,
+    history: &'a [review::HistoryRow],
+    report: &'a Report,
+    run_sheet: Sheet,
+}
+
+/// Write every sheet, in order.
+fn write_sheets(s: Sheets<'_>) -> Result<()> {
+    let config = s.config;
     // One sheet at a time: each is built, streamed to the workbook (and its CSV) and dropped,
     // so the largest sheet, not all of them, sets the memory high-water mark.
     let writing = || format!("writing the workbook {}", config.out.display());
     let mut writer = WorkbookWriter::new(&config.out, config.csv_dir.as_deref())
         .with_context(|| format!("preparing {}", config.out.display()))?;
-    writer.set_progress(progress.rows("Writing the workbook"));
+    writer.set_progress(s.progress.rows("Writing the workbook"));
     let write = |writer: &mut WorkbookWriter, sheet: Sheet| writer.add(sheet).with_context(writing);
-    write(&mut writer, summary)?;
+    write(&mut writer, s.summary)?;
     writer
         .add_rows(
-            &sheets::opportunities::header(&analysis),
-            compared.targets.len(),
-            sheets::opportunities::rows(&analysis, &body),
+            &sheets::opportunities::header(s.analysis),
+            s.compared.targets.len(),
+            sheets::opportunities::rows(s.analysis, s.body),
         )
         .with_context(writing)?;
     // The Queue can run to millions of rows: each is built as it is written.
-    let queue_len = queue_rows.len();
+    let queue_len = s.queue_rows.len();
     writer
         .add_rows(
-            &review::queue_header_with(
-                &signals
-                    .as_ref()
-                    .map(queue::DestinationSignals::columns)
-                    .unwrap_or_default(),
-            ),
+            &review::queue_header_with(&s.queue_columns),
             queue_len,
-            queue_rows
+            s.queue_rows
                 .into_iter()
                 .map(|r| review::queue_row(&config.client, r)),
         )
         .with_context(writing)?;
-    write(&mut writer, sheets::near_duplicates::sheet(&analysis))?;
+    write(&mut writer, sheets::near_duplicates::sheet(s.analysis))?;
     write(
         &mut writer,
         sheets::pages::sheet(
-            &inventory,
-            &pages,
-            &crawl,
-            &compared.group_of,
-            &compared.languages,
+            s.inventory,
+            s.pages,
+            s.crawl,
+            &s.compared.group_of,
+            &s.compared.languages,
         ),
     )?;
-    if config.previous.is_some() || !history.is_empty() {
-        write(&mut writer, review::history_sheet(&history))?;
+    if config.previous.is_some() || !s.history.is_empty() {
+        write(&mut writer, review::history_sheet(s.history))?;
     }
     writer
         .add_rows(
             &sheets::rejected::header(),
-            report.rejections().len(),
-            sheets::rejected::rows(&report),
+            s.report.rejections().len(),
+            sheets::rejected::rows(s.report),
         )
         .with_context(writing)?;
-    write(&mut writer, run_sheet)?;
-    let pages_compared = compared.order.len();
-    drop((crawl, pages, inventory, emb, found, compared, body));
+    write(&mut writer, s.run_sheet)?;
     writer.finish().with_context(writing)?;
-    clock.lap("write workbook");
-    let rejected = report.rejected_total();
-    let summary = format!(
+    Ok(())
+}
+
+/// A Summary note for each sheet that continues past Excel's row limit.
+fn excel_notes(
+    summary: &mut Sheet,
+    compared: &Compared,
+    queue_rows: &[review::QueueRow],
+    inventory: &[pages::InventoryRow],
+) {
+    for (name, rows) in [
+        ("Opportunities", compared.targets.len()),
+        ("Queue", queue_rows.len()),
+        ("Pages", inventory.len()),
+    ] {
+        if rows > workbook::MAX_DATA_ROWS {
+            let note = format!(
+                "{name} has {rows} rows; Excel holds {} per sheet, so it continues in \"{name} (2)\" and on. --csv-dir writes it as one CSV.",
+                workbook::MAX_DATA_ROWS
+            );
+            summary
+                .rows
+                .push(vec![Cell::text("Note"), Cell::text(note)]);
+        }
+    }
+}
+
+/// The run in one line, for stderr.
+fn one_line(
+    config: &RunConfig,
+    pages_compared: usize,
+    counts: &analysis::Counts,
+    rejected: u64,
+    started: Instant,
+) -> String {
+    format!(
         "wrote {}: {} pages compared, {} link opportunities, {} near-duplicate pairs; {} input rows rejected{} ({:.1} s)",
         config.out.display(),
         pages_compared,
@@ -306,11 +377,5 @@ pub fn run(config: &RunConfig) -> Result<Outcome> {
             ""
         },
         started.elapsed().as_secs_f64()
-    );
-    Ok(Outcome {
-        rejected,
-        summary,
-        stages: clock.describe(),
-        crawl_date: crawl_date.exported(),
-    })
+    )
 }

@@ -89,14 +89,19 @@ pub(super) fn rank(
     Ranked { ranking, check }
 }
 
-/// The budget in words, for the Summary and Run sheets: `kept` rows, `cut` by the
-/// destination and the source caps after the pool.
+/// The budget in words, for the Summary and Run sheets: what the ranking's pool cut, then
+/// what the final budget kept and cut.
 pub(super) fn budget_text(
     ranked: &Ranked,
     budget: rank::Budget,
-    kept: usize,
-    (cut_d, cut_s, no_place): (usize, usize, usize),
+    budgeted: &super::queue::Budgeted,
 ) -> String {
+    let (kept, cut_d, cut_s, no_place) = (
+        budgeted.kept.len(),
+        budgeted.cut_by_destination,
+        budgeted.cut_by_source,
+        budgeted.cut_no_place,
+    );
     let r = &ranked.ranking;
     let caps = match (budget.per_destination, budget.per_source) {
         (None, None) => "no budget (--queue all): every candidate is kept".to_string(),

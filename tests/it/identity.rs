@@ -218,8 +218,8 @@ fn redirects_canonicals_and_variants_resolve_to_one_page() {
     assert_eq!(pages[&u("/noindex")]["Destination Eligible"], "no");
     assert_eq!(
         pages[&u("/noindex")]["Source Eligible"],
-        "yes",
-        "noindex, follow pages can still carry links"
+        "no",
+        "noindex pages carry no new links by default (--noindex-sources allows it)"
     );
     assert!(
         pages[&u("/thin")]["Reason"].starts_with("thin: 10 words"),
@@ -273,8 +273,8 @@ fn redirects_canonicals_and_variants_resolve_to_one_page() {
         "repeated related-posts block"
     );
     assert!(
-        status(&report, "/a", "/noindex").is_some(),
-        "noindex page is a candidate source"
+        status(&report, "/a", "/noindex").is_none(),
+        "noindex page is no source by default"
     );
     assert!(
         status(&report, "/noindex", "/a").is_none(),

@@ -296,10 +296,7 @@ fn search_console_clicks_weigh_the_queue() {
             }
             _ => 0.5,
         };
-        let similarity: f64 = r["Similarity"].parse().unwrap();
-        let inlinks: f64 = r["Destination Body Inlinks"].parse().unwrap();
-        let expected =
-            (100.0 * similarity * weight / (1.0 + inlinks.ln_1p()) * 10.0).round() / 10.0;
+        let expected = (unweighted_priority(r) * weight * 10.0).round() / 10.0;
         let priority: f64 = r["Priority"].parse().unwrap();
         assert!((priority - expected).abs() <= 0.11, "{r:?}: {expected}");
         if r["Destination URL"].ends_with("/roses/guide-2") {
@@ -372,10 +369,34 @@ fn priority_urls_reads_a_search_console_pages_export() {
         .find(|r| r["Destination URL"].ends_with("/roses/guide-3"))
         .unwrap();
     let ratio = |r: &HashMap<String, String>| {
-        let similarity: f64 = r["Similarity"].parse().unwrap();
-        let inlinks: f64 = r["Destination Body Inlinks"].parse().unwrap();
-        r["Priority"].parse::<f64>().unwrap() / (100.0 * similarity / (1.0 + inlinks.ln_1p()))
+        r["Priority"].parse::<f64>().unwrap() / unweighted_priority(r)
     };
     assert!((ratio(top) - 1.0).abs() < 0.02, "{}", ratio(top));
     assert!((ratio(other) - 0.5).abs() < 0.02, "{}", ratio(other));
+}
+
+/// A Queue row's Priority before importance, recomputed from its columns (docs/method.md):
+/// the evidence score from Similarity and the counts the Evidence column states, no page
+/// text, and how underlinked the destination is.
+fn unweighted_priority(r: &HashMap<String, String>) -> f64 {
+    let similarity: f64 = r["Similarity"].parse().unwrap();
+    let inlinks: f64 = r["Destination Body Inlinks"].parse().unwrap();
+    let evidence = &r["Evidence"];
+    let count = |after: &str| -> f64 {
+        evidence
+            .split("; ")
+            .find(|part| part.contains(after))
+            .and_then(|part| part.split(' ').find_map(|w| w.parse::<f64>().ok()))
+            .unwrap_or(0.0)
+    };
+    let via = count("the source links to link here").max(count("links here"));
+    let like = count("pages like this one").max(count("page like this one"));
+    let back = if evidence.contains("links back to the source page") {
+        0.5
+    } else {
+        0.0
+    };
+    let score = similarity + back + 0.25 * via.ln_1p() + 0.25 * like.ln_1p();
+    let underlinked = 1.0 / (1.0 + inlinks.ln_1p());
+    100.0 * (1.0 - (-score).exp()) * (0.8 + 0.2 * underlinked)
 }
