@@ -63,6 +63,7 @@ pub fn run_cli(cli: Cli) -> Result<Status> {
     match cli.command {
         Command::Run(args) => {
             let config = config::RunConfig::from_args(&args)?;
+            workbook::clean_up_on_signals();
             let outcome = run::run(&config)?;
             note(&format!("linkgap: {}", outcome.summary));
             if !config.quiet {

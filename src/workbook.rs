@@ -224,6 +224,53 @@ pub struct WorkbookWriter {
     formats: Formats,
     path: PathBuf,
     csv_dir: Option<PathBuf>,
+    /// Finished CSVs under their temporary names, published with the workbook.
+    csvs: Vec<(PathBuf, PathBuf)>,
+}
+
+/// Temporary files being written, removed if the process is interrupted.
+static TEMPORARY: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
+
+fn track(tmp: &Path) {
+    if let Ok(mut t) = TEMPORARY.lock() {
+        t.push(tmp.to_path_buf());
+    }
+}
+
+fn untrack(tmp: &Path) {
+    if let Ok(mut t) = TEMPORARY.lock() {
+        t.retain(|p| p != tmp);
+    }
+}
+
+/// On Ctrl-C or SIGTERM, remove the temporary files of workbooks and CSVs being written and
+/// exit (130, or 143 for SIGTERM), instead of leaving `.name.xlsx.<pid>.tmp` files behind. A
+/// thread polls the signal flags: the write itself may be inside a long compression step.
+pub fn clean_up_on_signals() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let int = Arc::new(AtomicBool::new(false));
+    let term = Arc::new(AtomicBool::new(false));
+    let registered = signal_hook::flag::register(signal_hook::consts::SIGINT, Arc::clone(&int))
+        .and_then(|_| signal_hook::flag::register(signal_hook::consts::SIGTERM, Arc::clone(&term)));
+    if registered.is_err() {
+        return;
+    }
+    std::thread::spawn(move || {
+        loop {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+            let (i, t) = (int.load(Ordering::Relaxed), term.load(Ordering::Relaxed));
+            if i || t {
+                if let Ok(files) = TEMPORARY.lock() {
+                    for f in files.iter() {
+                        let _ = fs::remove_file(f);
+                    }
+                }
+                eprintln!("linkgap: interrupted; nothing was written");
+                std::process::exit(if t { 143 } else { 130 });
+            }
+        }
+    });
 }
 
 impl WorkbookWriter {
@@ -243,6 +290,7 @@ impl WorkbookWriter {
             formats: Formats::new(),
             path: path.to_path_buf(),
             csv_dir: csv_dir.map(Path::to_path_buf),
+            csvs: Vec::new(),
         })
     }
 
@@ -306,7 +354,7 @@ impl WorkbookWriter {
             }
         }
         if let Some(csv) = csv {
-            csv.finish().map_err(XlsxError::IoError)?;
+            self.csvs.push(csv.finish().map_err(XlsxError::IoError)?);
         }
         Ok(())
     }
@@ -318,12 +366,31 @@ impl WorkbookWriter {
             bar.set_message("Compressing the workbook");
         }
         let tmp = temp_path(&self.path);
+        track(&tmp);
         self.workbook.save(&tmp)?;
+        // The workbook and its CSVs are published together, once everything is written, so
+        // an interrupted run never leaves CSVs next to an older workbook they do not match.
         fs::rename(&tmp, &self.path).map_err(XlsxError::IoError)?;
+        untrack(&tmp);
+        for (tmp, path) in self.csvs.drain(..) {
+            fs::rename(&tmp, &path).map_err(XlsxError::IoError)?;
+            untrack(&tmp);
+        }
         if let Some(bar) = self.progress.take() {
             bar.finish_and_clear();
         }
         Ok(())
+    }
+}
+
+impl Drop for WorkbookWriter {
+    /// A writer dropped before [`WorkbookWriter::finish`] (an error on the way) leaves no
+    /// temporary CSV behind.
+    fn drop(&mut self) {
+        for (tmp, _) in self.csvs.drain(..) {
+            let _ = fs::remove_file(&tmp);
+            untrack(&tmp);
+        }
     }
 }
 
@@ -474,6 +541,7 @@ impl CsvSheet {
     fn create(dir: &Path, sheet: &Sheet) -> io::Result<CsvSheet> {
         let path = dir.join(format!("{}.csv", sheet.name));
         let tmp = temp_path(&path);
+        track(&tmp);
         let mut writer = csv::Writer::from_writer(BufWriter::new(File::create(&tmp)?));
         writer.write_record(sheet.columns.iter().map(|c| c.name.as_str()))?;
         Ok(CsvSheet { writer, tmp, path })
@@ -483,10 +551,11 @@ impl CsvSheet {
         Ok(self.writer.write_record(row.iter().map(Cell::csv_text))?)
     }
 
-    fn finish(mut self) -> io::Result<()> {
+    /// Flush; the file keeps its temporary name until the workbook is published.
+    fn finish(mut self) -> io::Result<(PathBuf, PathBuf)> {
         self.writer.flush()?;
         drop(self.writer);
-        fs::rename(&self.tmp, &self.path)
+        Ok((self.tmp, self.path))
     }
 }
 

@@ -149,3 +149,50 @@ fn every_rejected_row_is_listed_with_its_page() {
     assert_eq!(&listed[0][url], u("/bad/0"));
     assert!(listed.iter().all(|r| r[url].starts_with(O)));
 }
+
+#[test]
+fn an_interrupted_run_leaves_no_temporary_or_mismatched_files() {
+    let w = Workdir::new("interrupted");
+    let spec = linkgap::synthetic::Spec {
+        pages: 6000,
+        dim: 64,
+        topics: 20,
+        body_links: 4,
+        messy: false,
+        ..linkgap::synthetic::Spec::default()
+    };
+    linkgap::synthetic::write_exports(&w.path("site"), &spec).unwrap();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_linkgap"))
+        .current_dir(&w.dir)
+        .args(["run", "site", "--out", "o.xlsx", "--csv-dir", "csv", "-q"])
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let temporary = |dir: &std::path::Path| {
+        std::fs::read_dir(dir).is_ok_and(|d| {
+            d.filter_map(Result::ok)
+                .any(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
+        })
+    };
+    // Wait until the sheets are being written (their temporary CSVs exist), then SIGTERM.
+    let started = std::time::Instant::now();
+    while !temporary(&w.path("csv")) {
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the run ended before it was interrupted"
+        );
+        assert!(started.elapsed().as_secs() < 120);
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+    let killed = std::process::Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(143));
+    assert!(!temporary(&w.path("csv")) && !temporary(&w.dir));
+    assert!(!w.path("o.xlsx").exists());
+    let published = std::fs::read_dir(w.path("csv")).unwrap().count();
+    assert_eq!(published, 0, "CSVs are published only with the workbook");
+}
