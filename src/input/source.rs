@@ -255,18 +255,6 @@ impl Source {
         // when it is visited: a row cut off inside a quoted field is reported, not used.
         let mut held: Option<csv::ByteRecord> = None;
         let mut row = 0u64;
-        let mut visit_held = |held: &mut Option<csv::ByteRecord>, row: u64| {
-            let Some(bytes) = held.take() else {
-                return ControlFlow::Continue(());
-            };
-            let record = match StringRecord::from_byte_record(bytes) {
-                Ok(r) => r,
-                // Windows-1252 exports re-saved by old Excel: keep the row, mark nothing;
-                // URLs and floats are ASCII so lossy decoding cannot change a match.
-                Err(e) => StringRecord::from_byte_record_lossy(e.into_byte_record()),
-            };
-            visit(row, &record)
-        };
         loop {
             match csv.read_byte_record(&mut bytes) {
                 Ok(false) => {
@@ -274,21 +262,33 @@ impl Source {
                         bad(row, CUT_IN_QUOTES.into());
                         return Ok(());
                     }
-                    let _ = visit_held(&mut held, row);
+                    if let Some(last) = held.take() {
+                        let _ = visit(row, &decode(last));
+                    }
                     return Ok(());
                 }
                 Ok(true) => {
-                    if visit_held(&mut held, row).is_break() {
-                        return Ok(());
-                    }
                     row += 1;
                     if row == 1 {
                         strip_bom(&mut bytes);
                     }
-                    held = Some(std::mem::take(&mut bytes));
+                    let Some(previous) = held.as_mut() else {
+                        held = Some(std::mem::take(&mut bytes));
+                        continue;
+                    };
+                    // Hold the new row, visit the previous one, and hand its buffer back so
+                    // the next row reuses the allocation.
+                    std::mem::swap(previous, &mut bytes);
+                    let record = decode(std::mem::take(&mut bytes));
+                    if visit(row - 1, &record).is_break() {
+                        return Ok(());
+                    }
+                    bytes = record.into_byte_record();
                 }
                 Err(e) => {
-                    if visit_held(&mut held, row).is_break() {
+                    if let Some(previous) = held.take()
+                        && visit(row, &decode(previous)).is_break()
+                    {
                         return Ok(());
                     }
                     if let csv::ErrorKind::Io(io) = e.kind() {
@@ -495,7 +495,15 @@ pub(crate) fn sniff_delimiter(text: &str) -> u8 {
     best.0
 }
 
-/// Streams UTF-16 bytes out as UTF-8.
+/// A CSV row as text. Windows-1252 exports re-saved by old Excel keep the row, lossily: URLs
+/// and floats are ASCII, so the replacement characters cannot change a match.
+fn decode(bytes: csv::ByteRecord) -> StringRecord {
+    match StringRecord::from_byte_record(bytes) {
+        Ok(r) => r,
+        Err(e) => StringRecord::from_byte_record_lossy(e.into_byte_record()),
+    }
+}
+
 /// The problem given for a last row that ends inside an open quote.
 const CUT_IN_QUOTES: &str = "it ends inside a quoted field at the end of the file, so it was cut off (an interrupted export or copy); export the file again";
 
@@ -527,25 +535,55 @@ struct RecordGuard {
 impl Read for RecordGuard {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let n = self.inner.read(buf)?;
+        let data = &buf[..n];
         let mut state = self.state.get();
-        for &b in &buf[..n] {
-            self.record_bytes += 1;
-            let end = b == b'\n' || b == b'\r';
-            state = match state {
-                Quoting::FieldStart | Quoting::Unquoted | Quoting::QuoteInQuoted
-                    if end || b == self.delimiter =>
-                {
-                    if end {
-                        self.record_bytes = 0;
+        // Jump between the bytes that matter (memchr): inside a quoted field only a quote,
+        // in an unquoted one only a delimiter or a line end. Gigabytes pass through here.
+        let mut last_end = None;
+        let mut i = 0;
+        while i < data.len() {
+            match state {
+                Quoting::Quoted => match memchr::memchr(b'"', &data[i..]) {
+                    Some(j) => {
+                        i += j + 1;
+                        state = Quoting::QuoteInQuoted;
                     }
-                    Quoting::FieldStart
+                    None => i = data.len(),
+                },
+                Quoting::Unquoted => {
+                    match memchr::memchr3(self.delimiter, b'\n', b'\r', &data[i..]) {
+                        Some(j) => {
+                            let b = data[i + j];
+                            i += j + 1;
+                            if b == b'\n' || b == b'\r' {
+                                last_end = Some(i);
+                            }
+                            state = Quoting::FieldStart;
+                        }
+                        None => i = data.len(),
+                    }
                 }
-                Quoting::FieldStart | Quoting::QuoteInQuoted if b == b'"' => Quoting::Quoted,
-                Quoting::Quoted if b == b'"' => Quoting::QuoteInQuoted,
-                Quoting::Quoted => Quoting::Quoted,
-                _ => Quoting::Unquoted,
-            };
+                Quoting::FieldStart | Quoting::QuoteInQuoted => {
+                    let b = data[i];
+                    i += 1;
+                    state = if b == b'\n' || b == b'\r' {
+                        last_end = Some(i);
+                        Quoting::FieldStart
+                    } else if b == self.delimiter {
+                        Quoting::FieldStart
+                    } else if b == b'"' {
+                        // Opens a quoted field, or is the second of an escaped `""`.
+                        Quoting::Quoted
+                    } else {
+                        Quoting::Unquoted
+                    };
+                }
+            }
         }
+        self.record_bytes = match last_end {
+            Some(e) => n - e,
+            None => self.record_bytes + n,
+        };
         self.state.set(state);
         if self.record_bytes > MAX_RECORD_BYTES {
             return Err(io::Error::new(
@@ -560,6 +598,7 @@ impl Read for RecordGuard {
     }
 }
 
+/// Streams UTF-16 bytes out as UTF-8.
 struct Utf16Reader {
     inner: Box<dyn Read>,
     big_endian: bool,

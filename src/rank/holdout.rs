@@ -16,6 +16,27 @@ pub const HIDDEN_SHARE: f64 = 0.10;
 /// Similar pages per destination in the similarity-only method (the default `--top-k`).
 pub const BASELINE_NEIGHBORS: usize = 5;
 
+/// Destinations the self-check measures at most: beyond this a seeded sample of them, which
+/// estimates the same shares at a fraction of the cost on a large site (each destination's
+/// candidates are ranked on their own; only the source cap couples them).
+pub const MAX_CHECKED_DESTINATIONS: usize = 10_000;
+
+/// `destination_ok` restricted to a seeded sample of about `max` destinations (all of them
+/// when there are no more than `max`).
+pub fn sample_destinations(destination_ok: &[bool], max: usize, seed: u64) -> Vec<bool> {
+    let eligible = destination_ok.iter().filter(|&&ok| ok).count();
+    if eligible <= max {
+        return destination_ok.to_vec();
+    }
+    let threshold = (max as f64 / eligible as f64 * 2f64.powi(64)) as u64;
+    let key = mix(seed ^ 0xDE57);
+    destination_ok
+        .iter()
+        .enumerate()
+        .map(|(t, &ok)| ok && mix(key ^ t as u64) < threshold)
+        .collect()
+}
+
 /// The seed of the measurement every run reports.
 pub const SEED: u64 = 0x1D6E_5EED;
 
@@ -24,6 +45,8 @@ pub const SEED: u64 = 0x1D6E_5EED;
 pub struct SelfCheck {
     /// The seed used.
     pub seed: u64,
+    /// Destinations measured (a sample on large sites, see [`MAX_CHECKED_DESTINATIONS`]).
+    pub destinations: usize,
     /// Body links hidden (between a source-eligible and a destination-eligible page).
     pub hidden: usize,
     /// Pairs similarity alone proposes (N).
@@ -85,6 +108,7 @@ pub fn self_check(
     let n = baseline.len();
     SelfCheck {
         seed,
+        destinations: inputs.destination_ok.iter().filter(|&&ok| ok).count(),
         hidden: hidden.len(),
         proposals: n,
         ranked_hits: count(&ranking.kept[..n.min(ranking.kept.len())]),

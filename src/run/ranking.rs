@@ -17,6 +17,8 @@ pub(super) struct Ranked {
     pub(super) ranking: Ranking,
     /// Hidden-link recovery, unless switched off.
     pub(super) check: Option<SelfCheck>,
+    /// Eligible destinations.
+    pub(super) destinations: usize,
 }
 
 /// Body links between compared pages, as matrix rows (direct, nofollow or via a redirect:
@@ -67,9 +69,18 @@ pub(super) fn rank(
         ..config.ranking
     };
     let check = config.self_check.then(|| {
+        let sampled = rank::holdout::sample_destinations(
+            &destination_ok,
+            rank::holdout::MAX_CHECKED_DESTINATIONS,
+            rank::holdout::SEED,
+        );
+        let checked = Inputs {
+            destination_ok: &sampled,
+            ..inputs
+        };
         rank::self_check(
             &graph,
-            &inputs,
+            &checked,
             &options,
             rank::holdout::SEED,
             rank::holdout::HIDDEN_SHARE,
@@ -78,15 +89,24 @@ pub(super) fn rank(
     // The Queue's pool: up to four times the destination cap per destination and no source
     // cap yet, so the passage found in the page text can still reorder the pool before the
     // budget (see `queue::apply_budget`).
-    let pool = rank::Options {
-        budget: rank::Budget {
-            per_destination: options.budget.per_destination.map(|c| c.saturating_mul(4)),
-            per_source: None,
-        },
-        ..options
+    // Without page text nothing can reorder the pool: the budget applies at once.
+    let pool = if config.inputs.page_text.is_some() {
+        rank::Options {
+            budget: rank::Budget {
+                per_destination: options.budget.per_destination.map(|c| c.saturating_mul(4)),
+                per_source: None,
+            },
+            ..options
+        }
+    } else {
+        options
     };
     let ranking = rank::rank(&graph, &inputs, &pool);
-    Ranked { ranking, check }
+    Ranked {
+        ranking,
+        check,
+        destinations: destination_ok.iter().filter(|&&ok| ok).count(),
+    }
 }
 
 /// The budget in words, for the Summary and Run sheets: what the ranking's pool cut, then
@@ -141,8 +161,13 @@ pub(super) fn check_text(ranked: &Ranked) -> String {
     if c.hidden == 0 {
         return "not measured: the site has no body links between eligible pages to hide".into();
     }
+    let sample = if c.destinations < ranked.destinations {
+        format!(" into a sample of {} destinations", c.destinations)
+    } else {
+        String::new()
+    };
     format!(
-        "with {} of this site's body links hidden (10%, seed {:#x}), the ranking's first {} proposals find {} of them again ({:.0}%); similarity alone, with the same number of proposals, finds {} ({:.0}%)",
+        "with {} of this site's body links{sample} hidden (10%, seed {:#x}), the ranking's first {} proposals find {} of them again ({:.0}%); similarity alone, with the same number of proposals, finds {} ({:.0}%)",
         c.hidden,
         c.seed,
         c.proposals,
