@@ -206,7 +206,8 @@ impl Formats {
     }
 }
 
-fn cut(s: &str, max: usize) -> std::borrow::Cow<'_, str> {
+/// `s` as written into a cell of at most `max` characters: cut, with "…" as its last one.
+pub fn cut(s: &str, max: usize) -> std::borrow::Cow<'_, str> {
     if s.chars().count() <= max {
         return s.into();
     }

@@ -512,6 +512,7 @@ pub fn read(
         .max_by_key(|&(len, n)| (*n, *len))
         .map_or(0, |(len, _)| *len);
     let dim = out.dim;
+    check_dimension(table, &column_name, dim)?;
     let mut write = 0usize;
     let mut next_vector = 0u32;
     for (&(page, offset, len), &chars) in spans.iter().zip(&cell_chars) {
@@ -542,6 +543,23 @@ pub fn read(
     out.data.shrink_to_fit();
     Ok(out)
 }
+
+/// Refuse vectors too short to be embeddings: one or two numbers per page make every page a
+/// near-duplicate of every other (a wrong column, a score or a count, not an embedding).
+fn check_dimension(table: &Table, column_name: &str, dim: usize) -> Result<(), InputError> {
+    if dim > 0 && dim < MIN_DIMENSION {
+        return Err(InputError::Role {
+            path: table.source().path().to_path_buf(),
+            message: format!(
+                "column \"{column_name}\" holds {dim} number(s) per page; an embedding has hundreds (linkgap needs at least {MIN_DIMENSION}). Is it the embedding column?"
+            ),
+        });
+    }
+    Ok(())
+}
+
+/// Fewer values than this per page is not an embedding (real models give 256–3,072).
+pub const MIN_DIMENSION: usize = 8;
 
 /// Move the rows of a `dim`-wide matrix in place so that row `i` holds old row `rows[i]`,
 /// dropping rows not listed. One row of scratch memory, never a second matrix.

@@ -84,6 +84,58 @@ impl Rules {
         ]
     }
 
+    /// The rules a run recorded with [`describe`](Self::describe) (its Run sheet's rows), so a
+    /// later step (`linkgap verify`) normalizes URLs as that run did. Rows that are not URL
+    /// rules are ignored; a rule with a value this version does not know is an error.
+    pub fn from_described<'a>(
+        rows: impl Iterator<Item = (&'a str, &'a str)>,
+    ) -> Result<Rules, UnknownRule> {
+        let mut rules = Rules::default();
+        for (key, value) in rows {
+            let v = value.trim();
+            let unknown = || UnknownRule {
+                rule: key.to_string(),
+                value: v.to_string(),
+            };
+            let policy = |v: &str| match v {
+                "keep" => Some(0),
+                "strip" => Some(1),
+                "add" => Some(2),
+                _ => None,
+            };
+            let yes = |v: &str| match v {
+                "yes" => Some(true),
+                "no" => Some(false),
+                _ => None,
+            };
+            match key.trim() {
+                "URL rule: tracking parameters dropped" => {
+                    rules.tracking_params = v
+                        .split(',')
+                        .map(str::trim)
+                        .filter(|p| !p.is_empty())
+                        .map(str::to_string)
+                        .collect();
+                }
+                "URL rule: trailing slash" => {
+                    rules.trailing_slash =
+                        [SlashPolicy::Keep, SlashPolicy::Strip, SlashPolicy::Add]
+                            [policy(v).ok_or_else(unknown)?];
+                }
+                "URL rule: www" => {
+                    rules.www = [WwwPolicy::Keep, WwwPolicy::Strip, WwwPolicy::Add]
+                        [policy(v).ok_or_else(unknown)?];
+                }
+                "URL rule: strip index files" => rules.strip_index = yes(v).ok_or_else(unknown)?,
+                "URL rule: sort query parameters" => {
+                    rules.sort_query = yes(v).ok_or_else(unknown)?;
+                }
+                _ => {}
+            }
+        }
+        Ok(rules)
+    }
+
     fn is_tracking(&self, name: &str) -> bool {
         self.tracking_params
             .iter()
@@ -99,6 +151,27 @@ impl Rules {
 fn yes_no(b: bool) -> &'static str {
     if b { "yes" } else { "no" }
 }
+
+/// A URL rule recorded with a value this version does not know.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnknownRule {
+    /// The rule, as recorded ("URL rule: trailing slash").
+    pub rule: String,
+    /// The value found.
+    pub value: String,
+}
+
+impl std::fmt::Display for UnknownRule {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "\"{}\" is \"{}\", which this version of linkgap does not know",
+            self.rule, self.value
+        )
+    }
+}
+
+impl std::error::Error for UnknownRule {}
 
 /// Why a string is not a web page URL.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -255,6 +328,24 @@ mod tests {
 
     fn n(s: &str) -> String {
         normalize(s, &Rules::default()).unwrap()
+    }
+
+    #[test]
+    fn described_rules_read_back_as_the_same_rules() {
+        let rules = Rules {
+            tracking_params: vec!["utm_*".into(), "ref".into()],
+            trailing_slash: SlashPolicy::Strip,
+            www: WwwPolicy::Add,
+            strip_index: true,
+            sort_query: false,
+        };
+        let rows = rules.describe();
+        let back = Rules::from_described(rows.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+        assert_eq!(back, Ok(rules));
+        let bad = Rules::from_described([("URL rule: www", "sometimes")].into_iter());
+        assert_eq!(bad.unwrap_err().value, "sometimes");
+        let none = Rules::from_described([("Client", "Acme")].into_iter());
+        assert_eq!(none, Ok(Rules::default()));
     }
 
     #[test]

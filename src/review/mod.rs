@@ -364,6 +364,9 @@ pub struct Review {
     pub change_date: String,
     /// Why.
     pub reason: String,
+    /// Values typed into columns a person added to the Queue (name, value), in column order;
+    /// only the non-empty ones.
+    pub added: Vec<(String, String)>,
 }
 
 impl Review {
@@ -378,6 +381,7 @@ impl Review {
         ]
         .iter()
         .all(|s| s.trim().is_empty())
+            && self.added.is_empty()
             && matches!(self.state(), None | Some(State::Candidate))
     }
 
@@ -436,6 +440,53 @@ pub struct PreviousRow {
     pub origin: Origin,
     /// A note from the History sheet it came from.
     pub note: String,
+    /// The Source or Destination URL cell was cut at Excel's cell limit, so `source` and
+    /// `destination` are the cells as written, not normalized URLs: the row is matched to a
+    /// pair by the cut text and the fingerprints.
+    pub cut: bool,
+}
+
+/// The Queue and History rows of an earlier workbook, and the columns a person added.
+#[derive(Debug, Clone, Default)]
+pub struct Previous {
+    /// Every row, Queue parts first.
+    pub rows: Vec<PreviousRow>,
+    /// Columns that are not linkgap's (e.g. a reviewer's "Notes"), in the order they first
+    /// appear; they are written after the known columns of the new Queue and History.
+    pub added_columns: Vec<String>,
+}
+
+/// Whether `name` is a column linkgap writes in the Queue or History (the others were
+/// added by a person and are carried).
+fn is_linkgap_column(name: &str) -> bool {
+    let name = name.trim();
+    QUEUE_COLUMNS
+        .iter()
+        .any(|(n, _, _)| n.eq_ignore_ascii_case(name))
+        || name.eq_ignore_ascii_case("Note")
+        || crate::input::internal::Signal::ALL.iter().any(|s| {
+            name.strip_prefix("Destination ")
+                .is_some_and(|rest| rest.eq_ignore_ascii_case(s.label()))
+        })
+}
+
+/// A cell [`crate::workbook`] had to cut at Excel's limit: the limit long, ending in "…".
+fn is_cut(text: &str) -> bool {
+    text.ends_with('…') && text.chars().count() == crate::workbook::MAX_CELL_CHARS
+}
+
+/// Spreadsheet column letters for a 0-based index (0 → A, 26 → AA).
+fn column_letters(mut i: usize) -> String {
+    let mut out = Vec::new();
+    loop {
+        out.push(b'A' + (i % 26) as u8);
+        if i < 26 {
+            break;
+        }
+        i = i / 26 - 1;
+    }
+    out.reverse();
+    String::from_utf8(out).unwrap_or_default()
 }
 
 /// Read the Queue and History sheets of an earlier workbook (XLSX as linkgap, Excel,
@@ -444,21 +495,22 @@ pub fn read_previous(
     path: &Path,
     rules: &Rules,
     report: &mut Report,
-) -> Result<Vec<PreviousRow>, InputError> {
+) -> Result<Previous, InputError> {
     // A Queue past Excel's row limit continues in "Queue (2)", ...: every part is read.
-    let mut rows = Vec::new();
+    let mut previous = Previous::default();
     for part in crate::input::Source::sheet_parts(path, "Queue")? {
-        rows.extend(read_sheet(path, &part, Origin::Queue, rules, report)?);
+        read_sheet(path, &part, Origin::Queue, rules, report, &mut previous)?;
     }
     let is_xlsx = crate::input::Source::open(path)?.container() == crate::input::Container::Xlsx;
     if is_xlsx {
         for part in crate::input::Source::sheet_parts(path, "History")? {
-            if let Ok(history) = read_sheet(path, &part, Origin::History, rules, report) {
-                rows.extend(history);
+            // A workbook without History (a first run) is normal; one with it is read whole.
+            if Table::open_sheet(path, &part).is_ok() {
+                read_sheet(path, &part, Origin::History, rules, report, &mut previous)?;
             }
         }
     }
-    Ok(rows)
+    Ok(previous)
 }
 
 fn read_sheet(
@@ -467,9 +519,30 @@ fn read_sheet(
     origin: Origin,
     rules: &Rules,
     report: &mut Report,
-) -> Result<Vec<PreviousRow>, InputError> {
+    previous: &mut Previous,
+) -> Result<(), InputError> {
     let table = Table::open_sheet(path, sheet)?;
     let h = table.header();
+    // Columns a person added: carried by name, an unnamed one by its letter.
+    let added: Vec<(usize, String)> = h
+        .names
+        .iter()
+        .enumerate()
+        .filter(|(_, n)| !is_linkgap_column(n))
+        .map(|(i, n)| {
+            let name = if n.trim().is_empty() {
+                format!("Column {}", column_letters(i))
+            } else {
+                n.trim().to_string()
+            };
+            (i, name)
+        })
+        .collect();
+    for (_, name) in &added {
+        if !previous.added_columns.contains(name) {
+            previous.added_columns.push(name.clone());
+        }
+    }
     let col = |name: &str| h.find(name);
     let (Some(src), Some(dst)) = (col("Source URL"), col("Destination URL")) else {
         return Err(InputError::Role {
@@ -496,11 +569,28 @@ fn read_sheet(
         &format!("{} ({sheet})", table.name()),
         crate::report::Role::Review,
     );
-    let mut out = Vec::new();
+    let out = &mut previous.rows;
     table.rows(report, stats, &mut |report, row, r| {
         let get = |i: Option<usize>| crate::input::cell(r, i).to_string();
-        let (Ok(source), Ok(destination)) = (normalize(&get(Some(src)), rules), normalize(&get(Some(dst)), rules)) else {
-            report.reject(stats, table.rejection(row, "Source URL", "the source or destination is not a URL; this row's review cannot be matched to a page pair", &format!("{} → {}", get(Some(src)), get(Some(dst)))));
+        let (raw_source, raw_destination) = (get(Some(src)), get(Some(dst)));
+        // A URL cut at Excel's cell limit no longer normalizes to its page: it is kept as
+        // written and matched by that text and the fingerprints.
+        let cut = is_cut(&raw_source) || is_cut(&raw_destination);
+        let pair = if cut {
+            Ok((raw_source.clone(), raw_destination.clone()))
+        } else {
+            normalize(&raw_source, rules).and_then(|s| Ok((s, normalize(&raw_destination, rules)?)))
+        };
+        let Ok((source, destination)) = pair else {
+            report.reject(
+                stats,
+                table.rejection(
+                    row,
+                    "Source URL",
+                    NOT_A_PAIR,
+                    &format!("{raw_source} → {raw_destination}"),
+                ),
+            );
             return;
         };
         let review = Review {
@@ -511,13 +601,21 @@ fn read_sheet(
             state: get(cols[4]),
             change_date: get(cols[5]),
             reason: get(cols[6]),
+            added: added
+                .iter()
+                .map(|(i, name)| (name.clone(), get(Some(*i))))
+                .filter(|(_, v)| !v.trim().is_empty())
+                .collect(),
         };
         // A value that is not a decision is listed, and the row kept with its text: nothing a
         // person typed is lost, and nothing is read as a decision they did not make.
         match review.invalid() {
             Some(bad) => {
                 let value = bad.text.clone();
-                report.reject(stats, table.rejection(row, bad.column, bad.to_string(), &value));
+                report.reject(
+                    stats,
+                    table.rejection(row, bad.column, bad.to_string(), &value),
+                );
             }
             None => report.stats(stats).used += 1,
         }
@@ -530,10 +628,15 @@ fn read_sheet(
             similarity: get(cols[9]),
             origin,
             note: get(cols[10]),
+            cut,
         });
     })?;
-    Ok(out)
+    Ok(())
 }
+
+/// Why a Queue row whose URLs do not parse is listed.
+const NOT_A_PAIR: &str =
+    "the source or destination is not a URL; this row's review cannot be matched to a page pair";
 
 /// A Queue row: a candidate and its review.
 #[derive(Debug, Clone)]
@@ -554,6 +657,7 @@ static BLANK: Review = Review {
     state: String::new(),
     change_date: String::new(),
     reason: String::new(),
+    added: Vec::new(),
 };
 
 impl QueueRow {
@@ -582,6 +686,7 @@ pub fn carry_forward(
     today: &str,
 ) -> (Vec<QueueRow>, Vec<HistoryRow>) {
     let mut by_pair: HashMap<(String, String), PreviousRow> = HashMap::new();
+    let mut by_cut: HashMap<(String, String), Vec<PreviousRow>> = HashMap::new();
     let mut history = Vec::new();
     for p in previous {
         if p.origin == Origin::History {
@@ -592,6 +697,10 @@ pub fn carry_forward(
             continue;
         }
         let key = (p.source.clone(), p.destination.clone());
+        if p.cut {
+            by_cut.entry(key).or_default().push(p);
+            continue;
+        }
         if let Some(older) = by_pair.insert(key, p) {
             history.push(HistoryRow {
                 previous: older,
@@ -604,7 +713,12 @@ pub fn carry_forward(
         // Without an earlier review (the usual run) no key is built for millions of rows.
         let found = (!by_pair.is_empty())
             .then(|| by_pair.remove(&(c.source.to_string(), c.destination.to_string())))
-            .flatten();
+            .flatten()
+            .or_else(|| {
+                (!by_cut.is_empty())
+                    .then(|| take_cut(&mut by_cut, &c))
+                    .flatten()
+            });
         let Some(p) = found else {
             rows.push(QueueRow {
                 review: None,
@@ -658,6 +772,7 @@ pub fn carry_forward(
     }
     let mut gone: Vec<PreviousRow> = by_pair
         .into_values()
+        .chain(by_cut.into_values().flatten())
         .filter(|p| !p.review.is_blank())
         .collect();
     gone.sort_by(|a, b| (&a.source, &a.destination).cmp(&(&b.source, &b.destination)));
@@ -677,6 +792,57 @@ pub fn carry_forward(
             })
     });
     (rows, history)
+}
+
+/// Below this share of earlier rows naming a page of this crawl, an earlier review is taken
+/// for another site's: carrying it (or verifying it) would move every decision to History or
+/// report every page gone, with no warning.
+const FOREIGN_REVIEW_SHARE: f64 = 0.05;
+/// An earlier review this small is judged by no share (a few gone pages are normal).
+const FOREIGN_REVIEW_MIN_ROWS: usize = 20;
+
+/// `Err((rows naming a known page, rows))` when almost no (source, destination) row of an
+/// earlier review names a page that `known` recognises.
+pub fn foreign_review_check<'a>(
+    rows: impl Iterator<Item = (&'a str, &'a str)>,
+    known: &dyn Fn(&str) -> bool,
+) -> Result<(), (usize, usize)> {
+    let (mut total, mut hits) = (0, 0);
+    for (source, destination) in rows {
+        total += 1;
+        hits += usize::from(known(source) || known(destination));
+    }
+    if total >= FOREIGN_REVIEW_MIN_ROWS && (hits as f64) < FOREIGN_REVIEW_SHARE * total as f64 {
+        Err((hits, total))
+    } else {
+        Ok(())
+    }
+}
+
+/// The earlier row, cut at Excel's cell limit, that stands for candidate `c`: the one whose
+/// cut URLs are `c`'s as written and, among several, whose fingerprints are `c`'s.
+fn take_cut(
+    by_cut: &mut HashMap<(String, String), Vec<PreviousRow>>,
+    c: &Candidate,
+) -> Option<PreviousRow> {
+    let max = crate::workbook::MAX_CELL_CHARS;
+    let key = (
+        crate::workbook::cut(&c.source, max).into_owned(),
+        crate::workbook::cut(&c.destination, max).into_owned(),
+    );
+    let rows = by_cut.get_mut(&key)?;
+    let at = rows
+        .iter()
+        .position(|p| {
+            p.source_fingerprint == *c.source_fingerprint
+                && p.destination_fingerprint == *c.destination_fingerprint
+        })
+        .unwrap_or(0);
+    let p = rows.swap_remove(at);
+    if rows.is_empty() {
+        by_cut.remove(&key);
+    }
+    Some(p)
 }
 
 /// Queue columns, in order. A contract: `--previous` and `verify` read them by name.
@@ -720,15 +886,16 @@ fn column_index(name: &str) -> usize {
 
 /// The Queue sheet's columns and drop-downs, without rows (see [`queue_row`]).
 pub fn queue_header() -> Sheet {
-    queue_header_with(&[])
+    queue_header_with(&[], &[])
 }
 
 /// Where signal columns go: after `Destination Body Inlinks`.
 const SIGNALS_AT: usize = 10;
 
 /// [`queue_header`] with `signals` (e.g. `Destination Clicks`) after `Destination Body
-/// Inlinks`; each row then carries its [`Candidate::destination_signals`].
-pub fn queue_header_with(signals: &[String]) -> Sheet {
+/// Inlinks`; each row then carries its [`Candidate::destination_signals`]. `added` are the
+/// columns a person added to the earlier Queue ([`Previous::added_columns`]), last.
+pub fn queue_header_with(signals: &[String], added: &[String]) -> Sheet {
     let mut columns: Vec<Column> = QUEUE_COLUMNS
         .iter()
         .map(|&(n, w, wrap)| {
@@ -750,6 +917,7 @@ pub fn queue_header_with(signals: &[String]) -> Sheet {
         SIGNALS_AT..SIGNALS_AT,
         signals.iter().map(|n| Column::new(n, 11.0)),
     );
+    columns.extend(added.iter().map(|n| Column::wrapped(n, 20.0)));
     let mut sheet = Sheet::new("Queue", columns);
     sheet.dropdowns.push((
         shift(column_index("Decision")),
@@ -763,8 +931,9 @@ pub fn queue_header_with(signals: &[String]) -> Sheet {
 }
 
 /// One Queue row, taking the review's strings. A blank State is written as "candidate": the
-/// one place that rule lives, for new rows and carried ones alike.
-pub fn queue_row(client: &str, row: QueueRow) -> Vec<Cell> {
+/// one place that rule lives, for new rows and carried ones alike. `added` are the header's
+/// added columns ([`queue_header_with`]).
+pub fn queue_row(client: &str, row: QueueRow, added: &[String]) -> Vec<Cell> {
     let c = row.candidate;
     let v = row.review.map_or_else(Review::default, |v| *v);
     let state = if v.state.trim().is_empty() {
@@ -807,7 +976,21 @@ pub fn queue_row(client: &str, row: QueueRow) -> Vec<Cell> {
             signals.iter().map(|v| v.map_or(Cell::Empty, Cell::Number)),
         );
     }
+    row.extend(added_cells(&v.added, added));
     row
+}
+
+/// The cells of the added columns `names`, from a review's added values.
+fn added_cells<'a>(
+    values: &'a [(String, String)],
+    names: &'a [String],
+) -> impl Iterator<Item = Cell> + 'a {
+    names.iter().map(move |n| {
+        values
+            .iter()
+            .find(|(name, _)| name == n)
+            .map_or(Cell::Empty, |(_, v)| Cell::text(v))
+    })
 }
 
 /// Suggested Passage (the anchor in bold), Suggested Anchor, Passage Score and Passage Note
@@ -842,8 +1025,9 @@ fn placement_cells(placement: Placement) -> [Cell; 4] {
     }
 }
 
-/// The History sheet: earlier reviews whose pair left the Queue, with every typed value.
-pub fn history_sheet(rows: &[HistoryRow]) -> Sheet {
+/// The History sheet: earlier reviews whose pair left the Queue, with every typed value
+/// (the columns a person added, `added`, last).
+pub fn history_sheet(rows: &[HistoryRow], added: &[String]) -> Sheet {
     let names = [
         ("Source URL", 50.0),
         ("Destination URL", 50.0),
@@ -868,6 +1052,7 @@ pub fn history_sheet(rows: &[HistoryRow]) -> Sheet {
                 Column::new(n, w)
             }
         })
+        .chain(added.iter().map(|n| Column::wrapped(n, 20.0)))
         .collect();
     let mut sheet = Sheet::new("History", columns);
     for h in rows {
@@ -888,6 +1073,8 @@ pub fn history_sheet(rows: &[HistoryRow]) -> Sheet {
             Cell::text(&p.source_fingerprint),
             Cell::text(&p.destination_fingerprint),
         ]);
+        let row = sheet.rows.last_mut().expect("just pushed");
+        row.extend(added_cells(&v.added, added));
     }
     sheet
 }
@@ -969,6 +1156,7 @@ mod tests {
             similarity: "0.8".into(),
             origin: Origin::Queue,
             note: String::new(),
+            cut: false,
         }
     }
 
@@ -1030,6 +1218,30 @@ mod tests {
         assert!(placed > linked, "{placed} {linked}");
         c.importance = 0.5;
         assert!((c.priority() - placed * 0.5).abs() < 0.1);
+    }
+
+    #[test]
+    fn another_sites_review_is_refused_a_few_gone_pages_are_not() {
+        let ours = |u: &str| u.starts_with("https://ours/");
+        let foreign: Vec<(String, String)> = (0..40)
+            .map(|i| {
+                (
+                    format!("https://theirs/{i}"),
+                    "https://theirs/x".to_string(),
+                )
+            })
+            .collect();
+        let check = |rows: &[(String, String)]| {
+            foreign_review_check(rows.iter().map(|(s, d)| (s.as_str(), d.as_str())), &ours)
+        };
+        assert_eq!(check(&foreign), Err((0, 40)));
+        let mut mostly_ours: Vec<(String, String)> = (0..40)
+            .map(|i| (format!("https://ours/{i}"), "https://ours/x".to_string()))
+            .collect();
+        mostly_ours.extend(foreign.iter().take(30).cloned());
+        assert!(check(&mostly_ours).is_ok());
+        // Too small to judge.
+        assert!(check(&foreign[..3]).is_ok());
     }
 
     #[test]

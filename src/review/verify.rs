@@ -5,7 +5,7 @@
 //! current pages.
 
 use std::collections::{BTreeSet, HashMap};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
@@ -53,7 +53,7 @@ const VERIFICATION: &str = "Verification";
 
 /// Run `linkgap verify`.
 pub fn verify(config: &VerifyConfig) -> Result<VerifyOutcome> {
-    let rules = Rules::default();
+    let (rules, rules_from) = run_rules(&config.queue)?;
     let mut report = Report::new();
     let progress = Progress::new(config.quiet);
     // A Queue past Excel's row limit continues in "Queue (2)", ...: every part is checked.
@@ -88,14 +88,14 @@ pub fn verify(config: &VerifyConfig) -> Result<VerifyOutcome> {
     )?;
     let crawl_date = crawl_date(config, &crawl);
     let checked = check_queue(&queues, &crawl, &rules, &crawl_date, &mut report)?;
+    foreign_check(config, &checked, &crawl, &rules)?;
     let counts = &checked.counts;
 
-    let mut sheets = vec![verify_summary(
-        &config.queue,
-        &crawl_date,
-        counts,
-        checked.rows.len(),
-    )];
+    let mut summary = verify_summary(&config.queue, &crawl_date, counts, checked.rows.len());
+    summary
+        .rows
+        .push(vec![Cell::text("URL rules"), Cell::text(rules_from)]);
+    let mut sheets = vec![summary];
     sheets.push(queue_out(&checked.columns, &checked.rows));
     let changes = crawl_changes(&config.queue, is_workbook, &crawl, &rules);
     let count_of = |kind: &str| {
@@ -132,6 +132,66 @@ pub fn verify(config: &VerifyConfig) -> Result<VerifyOutcome> {
         new_gone.1
     );
     Ok(VerifyOutcome { rejected, summary })
+}
+
+/// The URL rules of the run that wrote the reviewed Queue, read from its Run sheet (or the
+/// Run.csv beside a Queue.csv), so rows of a `--trailing-slash strip` run match the later
+/// crawl's pages; else the defaults. With where they came from, for the Summary.
+fn run_rules(queue: &Path) -> Result<(Rules, &'static str)> {
+    let run_csv = queue.with_file_name("Run.csv");
+    let source = match crate::input::Source::open_sheet(queue, "Run") {
+        Ok(s) if s.sheet().is_some() => s,
+        _ if run_csv.is_file() => crate::input::Source::open(&run_csv)
+            .with_context(|| format!("reading the run record {}", run_csv.display()))?,
+        _ => {
+            return Ok((
+                Rules::default(),
+                "the defaults (the reviewed workbook has no Run sheet)",
+            ));
+        }
+    };
+    let mut rows: Vec<(String, String)> = Vec::new();
+    source
+        .for_each_row(
+            &mut |_, r| {
+                rows.push((cell(r, Some(0)).to_string(), cell(r, Some(1)).to_string()));
+                std::ops::ControlFlow::Continue(())
+            },
+            &mut |_, _| {},
+        )
+        .with_context(|| format!("reading the Run sheet of {}", queue.display()))?;
+    let rules = Rules::from_described(rows.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+        .with_context(|| format!("the Run sheet of {}", queue.display()))?;
+    Ok((
+        rules,
+        "those of the run that wrote the reviewed Queue (its Run sheet)",
+    ))
+}
+
+/// Refuse a reviewed Queue from another site: when almost none of its rows name a page of
+/// the later crawl, "every page gone" would be the wrong report.
+fn foreign_check(
+    config: &VerifyConfig,
+    checked: &Checked,
+    crawl: &Crawl,
+    rules: &Rules,
+) -> Result<()> {
+    let idx = |name: &str| checked.columns.iter().position(|c| c == name);
+    let (Some(s), Some(d)) = (idx("Source URL"), idx("Destination URL")) else {
+        return Ok(());
+    };
+    let known = |u: &str| crawl.page_of(u, rules).is_some();
+    super::foreign_review_check(
+        checked.rows.iter().map(|r| (r[s].as_str(), r[d].as_str())),
+        &known,
+    )
+    .map_err(|(hits, total)| {
+        anyhow::anyhow!(
+            "{}: only {hits} of its {total} Queue rows name a page of the later crawl {}; it looks like the review of another site (or of URLs normalized another way). Check --queue and --inlinks",
+            config.queue.display(),
+            config.inlinks.display()
+        )
+    })
 }
 
 /// The later crawl's date: given, else Internal: All's crawl timestamp, else the All Inlinks

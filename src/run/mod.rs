@@ -137,8 +137,11 @@ pub fn run(config: &RunConfig) -> Result<Outcome> {
     report.note(format!(
         "Unrelated pages score {unrelated:.2} (the median similarity of random page pairs); pairs at or below it are not candidates"
     ));
-    let (queue_rows, history) =
-        queue::carry_forward(config, candidates, &crawl, &pages, &mut report)?;
+    let queue::Carried {
+        rows: queue_rows,
+        history,
+        added_columns,
+    } = queue::carry_forward(config, candidates, &crawl, &pages, &mut report)?;
     let counts = analysis.counts();
     let crawl_date = CrawlDate::of(&emb, crawl.internal.as_ref(), &config.inputs.inlinks);
     let mut summary = sheets::summary::sheet(&sheets::summary::SummaryInput {
@@ -188,6 +191,7 @@ pub fn run(config: &RunConfig) -> Result<Outcome> {
             .as_ref()
             .map(queue::DestinationSignals::columns)
             .unwrap_or_default(),
+        added_columns: &added_columns,
         inventory: &inventory,
         pages: &pages,
         crawl: &crawl,
@@ -268,6 +272,7 @@ struct Sheets<'a> {
     body: &'a std::collections::HashMap<u32, Vec<u32>>,
     queue_rows: Vec<review::QueueRow>,
     queue_columns: Vec<String>,
+    added_columns: &'a [String],
     inventory: &'a [pages::InventoryRow],
     pages: &'a std::collections::BTreeMap<u32, pages::Page>,
     crawl: &'a Crawl,
@@ -299,11 +304,11 @@ fn write_sheets(s: Sheets<'_>) -> Result<()> {
     let queue_len = s.queue_rows.len();
     writer
         .add_rows(
-            &review::queue_header_with(&s.queue_columns),
+            &review::queue_header_with(&s.queue_columns, s.added_columns),
             queue_len,
             s.queue_rows
                 .into_iter()
-                .map(|r| review::queue_row(&config.client, r)),
+                .map(|r| review::queue_row(&config.client, r, s.added_columns)),
         )
         .with_context(writing)?;
     write(&mut writer, sheets::near_duplicates::sheet(s.analysis))?;
@@ -318,7 +323,10 @@ fn write_sheets(s: Sheets<'_>) -> Result<()> {
         ),
     )?;
     if config.previous.is_some() || !s.history.is_empty() {
-        write(&mut writer, review::history_sheet(s.history))?;
+        write(
+            &mut writer,
+            review::history_sheet(s.history, s.added_columns),
+        )?;
     }
     writer
         .add_rows(

@@ -218,6 +218,14 @@ pub(super) fn fingerprints(
         })
         .collect()
 }
+/// The Queue after carrying an earlier review: its rows, the History rows, and the columns
+/// a person added to the earlier Queue (written last in both sheets).
+pub(super) struct Carried {
+    pub rows: Vec<QueueRow>,
+    pub history: Vec<HistoryRow>,
+    pub added_columns: Vec<String>,
+}
+
 /// The candidates with an earlier review's decisions carried onto them; decided rows that
 /// are no longer candidates go to History with why.
 pub(super) fn carry_forward(
@@ -226,15 +234,21 @@ pub(super) fn carry_forward(
     crawl: &Crawl,
     pages: &BTreeMap<u32, Page>,
     report: &mut Report,
-) -> Result<(Vec<QueueRow>, Vec<HistoryRow>)> {
-    let previous = match &config.previous {
+) -> Result<Carried> {
+    let review::Previous {
+        rows: previous,
+        added_columns,
+    } = match &config.previous {
         Some(path) => review::read_previous(path, &config.url_rules, report)
             .with_context(|| format!("reading the earlier review {}", path.display()))?,
-        None => Vec::new(),
+        None => review::Previous::default(),
     };
     if let Some(path) = &config.previous {
         let page = |u: &str| crawl.urls.get(u).is_some();
-        foreign_review_check(&previous, &page).map_err(|(known, total)| {
+        review::foreign_review_check(
+            previous.iter().map(|p| (p.source.as_str(), p.destination.as_str())),
+            &page,
+        ).map_err(|(known, total)| {
             anyhow::anyhow!(
                 "{}: only {known} of its {total} Queue and History rows name a page of this crawl; it looks like the review of another site (or of URLs normalized another way). Check --previous, or leave it out to start a fresh review",
                 path.display()
@@ -277,68 +291,10 @@ pub(super) fn carry_forward(
             (_, None) => "the destination page is not in this crawl".into(),
         }
     };
-    Ok(review::carry_forward(candidates, previous, &gone, &today))
-}
-
-/// Below this share of earlier rows naming a page of this crawl, the earlier review is taken
-/// for another site's: carrying it would move every decision to History with no warning.
-const FOREIGN_REVIEW_SHARE: f64 = 0.05;
-/// An earlier review this small is judged by no share (a few gone pages are normal).
-const FOREIGN_REVIEW_MIN_ROWS: usize = 20;
-
-/// `Err((rows naming a known page, rows))` when almost no row of an earlier review names a
-/// page that `known` recognises.
-pub(super) fn foreign_review_check(
-    previous: &[review::PreviousRow],
-    known: &dyn Fn(&str) -> bool,
-) -> Result<(), (usize, usize)> {
-    let total = previous.len();
-    if total < FOREIGN_REVIEW_MIN_ROWS {
-        return Ok(());
-    }
-    let hits = previous
-        .iter()
-        .filter(|p| known(&p.source) || known(&p.destination))
-        .count();
-    if (hits as f64) < FOREIGN_REVIEW_SHARE * total as f64 {
-        Err((hits, total))
-    } else {
-        Ok(())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::foreign_review_check;
-    use crate::review::{Origin, PreviousRow, Review};
-
-    fn row(s: &str, d: &str) -> PreviousRow {
-        PreviousRow {
-            source: s.into(),
-            destination: d.into(),
-            review: Review::default(),
-            source_fingerprint: String::new(),
-            destination_fingerprint: String::new(),
-            similarity: String::new(),
-            origin: Origin::Queue,
-            note: String::new(),
-        }
-    }
-
-    #[test]
-    fn another_sites_review_is_refused_a_few_gone_pages_are_not() {
-        let ours = |u: &str| u.starts_with("https://ours/");
-        let foreign: Vec<PreviousRow> = (0..40)
-            .map(|i| row(&format!("https://theirs/{i}"), "https://theirs/x"))
-            .collect();
-        assert_eq!(foreign_review_check(&foreign, &ours), Err((0, 40)));
-        let mut mostly_ours: Vec<PreviousRow> = (0..40)
-            .map(|i| row(&format!("https://ours/{i}"), "https://ours/x"))
-            .collect();
-        mostly_ours.extend(foreign.into_iter().take(30));
-        assert!(foreign_review_check(&mostly_ours, &ours).is_ok());
-        // Too small to judge.
-        let few = vec![row("https://theirs/1", "https://theirs/2")];
-        assert!(foreign_review_check(&few, &ours).is_ok());
-    }
+    let (rows, history) = review::carry_forward(candidates, previous, &gone, &today);
+    Ok(Carried {
+        rows,
+        history,
+        added_columns,
+    })
 }

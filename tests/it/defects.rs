@@ -196,3 +196,34 @@ fn an_interrupted_run_leaves_no_temporary_or_mismatched_files() {
     let published = std::fs::read_dir(w.path("csv")).unwrap().count();
     assert_eq!(published, 0, "CSVs are published only with the workbook");
 }
+
+#[test]
+fn vectors_of_a_few_numbers_are_refused() {
+    let w = Workdir::new("tiny-vectors");
+    // One number per page (a score column taken for the embedding) would make every page a
+    // near-duplicate of every other.
+    let rows: Vec<Vec<String>> = ["/a", "/b", "/c"]
+        .iter()
+        .enumerate()
+        .map(|(i, p)| emb_row(&u(p), &format!("0.{}", i + 1)))
+        .collect();
+    w.write_sf_csv("embeddings.csv", EMB_HEADER, &rows);
+    no_links(&w);
+    let out = w.run(&[
+        "run",
+        "--embeddings",
+        w.path("embeddings.csv").to_str().unwrap(),
+        "--inlinks",
+        w.path("inlinks.csv").to_str().unwrap(),
+        "--out",
+        w.path("o.xlsx").to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("at least 8") && err.contains("1 number(s)"),
+        "{err}"
+    );
+    assert_eq!(err.trim().lines().count(), 1, "one line: {err}");
+    assert!(!w.path("o.xlsx").exists());
+}

@@ -23,22 +23,42 @@ fn edit_workbook(from: &Path, to: &Path, edit: &dyn Fn(usize, &mut Row)) {
         let ws = wb.add_worksheet();
         ws.set_name(&name).unwrap();
         let rows: Vec<Vec<Data>> = range.rows().map(<[Data]>::to_vec).collect();
-        let header: Vec<String> = rows
+        let mut header: Vec<String> = rows
             .first()
             .map(|r| r.iter().map(ToString::to_string).collect())
             .unwrap_or_default();
+        let edited: Vec<Row> = rows
+            .iter()
+            .enumerate()
+            .skip(1)
+            .map(|(i, row)| {
+                let mut values: Row = header
+                    .iter()
+                    .cloned()
+                    .zip(row.iter().map(ToString::to_string))
+                    .collect();
+                if name == "Queue" {
+                    edit(i - 1, &mut values);
+                }
+                values
+            })
+            .collect();
+        // A column the edit introduced is a column the person added, after the others.
+        let mut added: Vec<String> = edited
+            .iter()
+            .flat_map(|r| r.keys())
+            .filter(|k| !header.contains(k))
+            .cloned()
+            .collect();
+        added.sort();
+        added.dedup();
+        header.extend(added);
         for (c, h) in header.iter().enumerate() {
             ws.write_string(0, c as u16, h).unwrap();
         }
-        for (i, row) in rows.iter().enumerate().skip(1) {
-            let mut values: Row = header
-                .iter()
-                .cloned()
-                .zip(row.iter().map(ToString::to_string))
-                .collect();
-            if name == "Queue" {
-                edit(i - 1, &mut values);
-            }
+        for (i, values) in edited.iter().enumerate() {
+            let i = i + 1;
+            let row = &rows[i];
             for (c, h) in header.iter().enumerate() {
                 let v = values.get(h).cloned().unwrap_or_default();
                 let original = row.get(c).cloned().unwrap_or(Data::Empty);
@@ -518,4 +538,231 @@ fn a_queue_in_two_parts_is_read_whole() {
     assert_eq!(v.len(), q1.len(), "both parts");
     let r = find(&v, &q1[last]["Source URL"], &q1[last]["Destination URL"]).unwrap();
     assert!(!r["Verification"].is_empty(), "{r:?}");
+}
+
+/// A small synthetic site in `w`, and the `linkgap run` arguments for it writing `out`.
+fn reviewed_site(w: &Workdir, origin: &str) {
+    let spec = linkgap::synthetic::Spec {
+        messy: false,
+        pages: 40,
+        origin: origin.into(),
+        ..linkgap::synthetic::Spec::default()
+    };
+    linkgap::synthetic::write_exports(&w.dir, &spec).unwrap();
+}
+
+fn run_args<'a>(out: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
+    let mut a = vec![
+        "run",
+        "--embeddings",
+        "custom_javascript_all.csv",
+        "--inlinks",
+        "all_inlinks.csv",
+        "--out",
+        out,
+    ];
+    a.extend_from_slice(extra);
+    a
+}
+
+/// Columns a reviewer types into the Queue ("Notes", "Owner") come back after the known
+/// columns, in the Queue and in History, with every value.
+#[test]
+fn columns_a_reviewer_adds_are_carried() {
+    let w = Workdir::new("added-columns");
+    reviewed_site(&w, "https://www.example.com");
+    assert_eq!(w.run(&run_args("r1.xlsx", &[])).status.code(), Some(0));
+    let q1 = queue(&w.path("r1.xlsx"));
+    edit_workbook(
+        &w.path("r1.xlsx"),
+        &w.path("r1-reviewed.xlsx"),
+        &|i, row| {
+            match i {
+                0 => {
+                    row.insert("Notes".into(), "ask the client first".into());
+                }
+                1 => {
+                    row.insert("Owner".into(), "Bo".into());
+                    // A pair that can never be a candidate again (a self-link): to History.
+                    let source = row["Source URL"].clone();
+                    row.insert("Destination URL".into(), source);
+                }
+                _ => {}
+            }
+        },
+    );
+    let o = w.run(&run_args("r2.xlsx", &["--previous", "r1-reviewed.xlsx"]));
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let header = &sheet(&w.path("r2.xlsx"), "Queue")[0];
+    let at = |name: &str| header.iter().position(|h| h == name);
+    assert_eq!(
+        (at("Notes"), at("Owner")),
+        (Some(header.len() - 2), Some(header.len() - 1)),
+        "added columns last, in their order: {header:?}"
+    );
+    assert!(at("Destination Fingerprint") < at("Notes"));
+    let q2 = queue(&w.path("r2.xlsx"));
+    let kept = find(&q2, &q1[0]["Source URL"], &q1[0]["Destination URL"]).expect("row 0 kept");
+    assert_eq!(kept["Notes"], "ask the client first");
+    let history = records(&w.path("r2.xlsx"), "History");
+    let moved = history
+        .iter()
+        .find(|r| {
+            r["Source URL"] == q1[1]["Source URL"] && r["Destination URL"] == q1[1]["Source URL"]
+        })
+        .unwrap_or_else(|| panic!("the self-pair is in History: {history:?}"));
+    assert_eq!(moved["Owner"], "Bo");
+
+    // And on the next run again, from History and the Queue.
+    let o = w.run(&run_args("r3.xlsx", &["--previous", "r2.xlsx"]));
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let q3 = queue(&w.path("r3.xlsx"));
+    let kept = find(&q3, &q1[0]["Source URL"], &q1[0]["Destination URL"]).unwrap();
+    assert_eq!(kept["Notes"], "ask the client first");
+    let history = records(&w.path("r3.xlsx"), "History");
+    assert!(history.iter().any(|r| r["Owner"] == "Bo"), "{history:?}");
+}
+
+/// `verify` reads the URL rules of the run that wrote the Queue from its Run sheet: the rows
+/// of a `--trailing-slash add` run name the later crawl's pages, which are written without
+/// the slash.
+#[test]
+fn verify_normalizes_urls_as_the_run_did() {
+    let w = Workdir::new("verify-rules");
+    reviewed_site(&w, "https://www.example.com");
+    let o = w.run(&run_args("r1.xlsx", &["--trailing-slash", "add"]));
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let q1 = queue(&w.path("r1.xlsx"));
+    assert!(q1[0]["Source URL"].ends_with('/'), "{:?}", q1[0]);
+    edit_workbook(
+        &w.path("r1.xlsx"),
+        &w.path("r1-reviewed.xlsx"),
+        &|i, row| {
+            if i == 0 {
+                row.insert("Decision".into(), "accept".into());
+            }
+        },
+    );
+    let o = w.run(&[
+        "verify",
+        "--queue",
+        "r1-reviewed.xlsx",
+        "--inlinks",
+        "all_inlinks.csv",
+        "--out",
+        "v.xlsx",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v = queue(&w.path("v.xlsx"));
+    let r = find(&v, &q1[0]["Source URL"], &q1[0]["Destination URL"]).unwrap();
+    assert!(
+        !r["Verification"].is_empty() && !r["Verification"].contains("is not in the crawl"),
+        "both pages are in the later crawl: {r:?}"
+    );
+    let summary = sheet(&w.path("v.xlsx"), "Summary");
+    assert!(
+        summary
+            .iter()
+            .any(|r| r[0] == "URL rules" && r[1].contains("Run sheet")),
+        "{summary:?}"
+    );
+}
+
+/// `verify` with a Queue from another site refuses (exit 2) instead of reporting every
+/// approved page gone.
+#[test]
+fn verify_refuses_a_review_of_another_site() {
+    let w = Workdir::new("verify-foreign");
+    reviewed_site(&w, "https://www.example.com");
+    assert_eq!(w.run(&run_args("r1.xlsx", &[])).status.code(), Some(0));
+    let other = Workdir::new("verify-foreign-other");
+    reviewed_site(&other, "https://shop.example.org");
+    let o = w.run(&[
+        "verify",
+        "--queue",
+        "r1.xlsx",
+        "--inlinks",
+        other.path("all_inlinks.csv").to_str().unwrap(),
+        "--out",
+        "v.xlsx",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("another site"), "{}", stderr(&o));
+    assert!(!w.path("v.xlsx").exists());
+}
+
+/// A decision on a pair whose URL is longer than an Excel cell (32,767 characters, so the
+/// Queue cell was cut) is matched by the cut text and the fingerprints, not re-opened.
+#[test]
+fn decisions_on_urls_past_the_cell_limit_are_kept() {
+    let w = Workdir::new("long-url");
+    let o = "https://www.example.com";
+    let long = format!("{o}/search/{}", "x".repeat(40_000));
+    let v = |head: [f32; 3], at: usize| {
+        let mut x = [0.0f32; 8];
+        x[at] = head[0];
+        x[at + 1] = head[1];
+        x[at + 2] = head[2];
+        let n = x.iter().map(|a| a * a).sum::<f32>().sqrt();
+        vector_text(&x.iter().map(|a| a / n).collect::<Vec<_>>())
+    };
+    let rows = vec![
+        emb_row(&format!("{o}/a"), &v([1.0, 0.3, 0.0], 0)),
+        emb_row(&format!("{o}/b"), &v([1.0, -0.3, 0.0], 0)),
+        emb_row(&long, &v([1.0, 0.0, 0.3], 0)),
+        emb_row(&format!("{o}/c"), &v([1.0, 0.3, 0.0], 4)),
+        emb_row(&format!("{o}/d"), &v([1.0, -0.3, 0.0], 4)),
+        emb_row(&format!("{o}/e"), &v([1.0, 0.0, 0.3], 4)),
+    ];
+    w.write_sf_csv("embeddings.csv", EMB_HEADER, &rows);
+    w.write_sf_csv("inlinks.csv", INLINKS_HEADER, &[]);
+    let run = |out: &str, extra: &[&str]| {
+        let mut a = vec![
+            "run",
+            "--embeddings",
+            "embeddings.csv",
+            "--inlinks",
+            "inlinks.csv",
+            "--near-duplicate",
+            "0.999",
+            "--out",
+            out,
+        ];
+        a.extend_from_slice(extra);
+        let o = w.run(&a);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        queue(&w.path(out))
+    };
+    let q1 = run("r1.xlsx", &[]);
+    let is_long = |r: &Row| r["Source URL"].ends_with('…') || r["Destination URL"].ends_with('…');
+    let cut = q1.iter().filter(|r| is_long(r)).count();
+    assert_eq!(
+        cut, 4,
+        "the long page's four pairs, cut in the cell: {q1:?}"
+    );
+    edit_workbook(
+        &w.path("r1.xlsx"),
+        &w.path("r1-reviewed.xlsx"),
+        &|_, row| {
+            if row["Source URL"].ends_with('…') || row["Destination URL"].ends_with('…') {
+                row.insert("Decision".into(), "reject".into());
+                row.insert("Reason".into(), "a search page".into());
+            }
+        },
+    );
+    let q2 = run("r2.xlsx", &["--previous", "r1-reviewed.xlsx"]);
+    let decided: Vec<&Row> = q2.iter().filter(|r| is_long(r)).collect();
+    assert_eq!(decided.len(), 4);
+    for r in decided {
+        assert_eq!(
+            (r["Decision"].as_str(), r["Reason"].as_str()),
+            ("reject", "a search page"),
+            "{r:?}"
+        );
+    }
+    let names = sheet_names(&w.path("r2.xlsx"));
+    if names.iter().any(|n| n == "History") {
+        let history = records(&w.path("r2.xlsx"), "History");
+        assert!(history.is_empty(), "nothing left the Queue: {history:?}");
+    }
 }

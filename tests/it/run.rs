@@ -10,9 +10,13 @@ fn u(path: &str) -> String {
     format!("{O}{path}")
 }
 
+/// `v` as a unit vector, padded with zeros to linkgap's smallest accepted dimension (8):
+/// the padding changes no cosine.
 fn unit(v: &[f32]) -> Vec<f32> {
     let n = v.iter().map(|x| x * x).sum::<f32>().sqrt();
-    v.iter().map(|x| x / n).collect()
+    let mut out: Vec<f32> = v.iter().map(|x| x / n).collect();
+    out.resize(out.len().max(8), 0.0);
+    out
 }
 
 /// A small site whose every link status is known.
@@ -222,7 +226,7 @@ fn statuses_are_directed_and_bad_rows_are_reported() {
         .skip(1)
         .map(|r| (r[0].clone(), r[1].clone()))
         .collect();
-    assert_eq!(run["Embedding dimension"], "3");
+    assert_eq!(run["Embedding dimension"], "8");
     assert!(
         run["Rows: embeddings.csv (embeddings)"]
             .starts_with("read 7, used 5, skipped 0, rejected 2"),
