@@ -56,8 +56,9 @@ fn site(dir: &Path) -> linkgap::synthetic::Exports {
 }
 
 /// The synthetic site, every page also under /fr/ with a close vector (as a multilingual
-/// model gives a translation), Language filled in Internal: All, hreflang rows both ways.
-fn bilingual(dir: &Path) {
+/// model gives a translation), Language filled in Internal: All (with `languages`),
+/// hreflang rows both ways (no language code in them).
+fn bilingual(dir: &Path, languages: bool) {
     let files = site(dir);
     // Embeddings: a French row per row, its vector nudged.
     let (header, mut rows) = read_csv(&files.embeddings);
@@ -88,8 +89,9 @@ fn bilingual(dir: &Path) {
     let (url_col, lang_col) = (col(&header, "Address"), col(&header, "Language"));
     let canonical_col = col(&header, "Canonical Link Element 1");
     let mut french = Vec::new();
+    let (en, fr_fr) = if languages { ("en", "fr-FR") } else { ("", "") };
     for r in &mut rows {
-        r[lang_col] = "en".into();
+        r[lang_col] = en.into();
         let mut f = r.clone();
         f[url_col] = fr(&f[url_col]);
         f[canonical_col] = if f[canonical_col].is_empty() {
@@ -97,7 +99,7 @@ fn bilingual(dir: &Path) {
         } else {
             fr(&f[canonical_col])
         };
-        f[lang_col] = "fr-FR".into();
+        f[lang_col] = fr_fr.into();
         french.push(f);
     }
     let html: Vec<String> = rows
@@ -147,7 +149,11 @@ fn summary(dir: &Path) -> HashMap<String, String> {
 }
 
 fn run_bilingual(w: &Workdir, extra: &[&str]) -> PathBuf {
-    bilingual(&w.path("exports"));
+    run_bilingual_with(w, true, extra)
+}
+
+fn run_bilingual_with(w: &Workdir, languages: bool, extra: &[&str]) -> PathBuf {
+    bilingual(&w.path("exports"), languages);
     let mut args = vec![
         "run",
         "exports",
@@ -201,6 +207,36 @@ fn a_bilingual_site_is_compared_within_each_language() {
     assert_eq!(s["Languages"], "2", "{s:?}");
     assert_eq!(s["    pages analysed in en"], s["    pages analysed in fr"]);
     assert!(s["Pages of different languages"].contains("only within their language"));
+}
+
+/// With no Language values and no codes in the hreflang rows, the alternates' URLs tell the
+/// languages apart (`/fr/` against nothing), and no pair crosses them.
+#[test]
+fn a_bilingual_site_without_language_values_is_split_by_its_urls() {
+    let w = Workdir::new("bilingual-urls");
+    let csv = run_bilingual_with(&w, false, &[]);
+    let (h, queue) = csv_sheet(&csv, "Queue");
+    let (src, dst) = (col(&h, "Source URL"), col(&h, "Destination URL"));
+    assert!(queue.len() > 20, "{}", queue.len());
+    for r in &queue {
+        assert_eq!(is_fr(&r[src]), is_fr(&r[dst]), "crosses languages: {r:?}");
+    }
+    let (h, pages) = csv_sheet(&csv, "Pages");
+    let (url, lang) = (col(&h, "URL"), col(&h, "Language"));
+    let language = |u: &str| {
+        pages
+            .iter()
+            .find(|r| r[url] == u)
+            .map_or_else(|| panic!("{u} in Pages"), |r| r[lang].clone())
+    };
+    assert_eq!(language(&format!("{ORIGIN}/fr/roses/guide-1")), "fr");
+    assert_eq!(language(&format!("{ORIGIN}/roses/guide-1")), "unmarked");
+    let s = summary(&csv);
+    assert_eq!(s["Languages"], "2", "{s:?}");
+    assert!(
+        s["Languages from URLs"].contains("hreflang alternates"),
+        "{s:?}"
+    );
 }
 
 #[test]

@@ -136,6 +136,17 @@ fn languages(
         "compared only within their language (--cross-language compares across); translations (hreflang alternates) are never suggested"
     };
     kv(rows, "Pages of different languages", Cell::text(how));
+    if languages.from_urls > 0 {
+        kv(
+            rows,
+            "Languages from URLs",
+            Cell::text(format!(
+                "the crawl names no language (no Language values, no hreflang codes): {} pages were grouped by the URL part that tells hreflang alternates apart (\"{}\" for the group without one)",
+                languages.from_urls,
+                crate::languages::UNMARKED
+            )),
+        );
+    }
 }
 
 /// Which signal weighs destinations in the Queue's Priority. Said only when the crawl or a
