@@ -167,14 +167,24 @@ impl Table {
             roles.push(Role::Inlinks);
             return Ok(roles);
         }
-        if embeddings::find_vector_column(self, None)?.is_some() {
+        let vector = embeddings::find_vector_column(self, None)?;
+        if vector.is_some() {
             roles.push(Role::Embeddings);
         }
         if self.header.is_internal() {
             roles.push(Role::Internal);
         }
-        // A Custom JavaScript export has the same numbered columns: vectors win.
-        if roles.is_empty() && page_text::is_page_text(&self.header) {
+        // A Custom JavaScript export has the same numbered columns: vectors win, unless
+        // another of its snippets says it holds the page's content (linkgap's page-text
+        // snippet writes next to the embedding snippet, into the same export).
+        let text = match (&vector, roles.is_empty()) {
+            (_, true) => page_text::is_page_text(&self.header),
+            (Some(v), false) if !self.header.is_internal() => {
+                page_text::has_content_extractor(&self.header, v.index)
+            }
+            _ => false,
+        };
+        if text {
             roles.push(Role::PageText);
         }
         Ok(roles)

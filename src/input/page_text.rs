@@ -108,6 +108,16 @@ pub fn is_page_text(header: &Header) -> bool {
     !header.is_internal() && !extractors(header).is_empty()
 }
 
+/// Whether a header has, besides the vector column `vector`, an extractor whose name says
+/// it holds the page's content ("linkgap page text 1", "main content 1"): a Custom
+/// JavaScript export that carries the embeddings and the page text.
+pub fn has_content_extractor(header: &Header, vector: usize) -> bool {
+    extractors(header).iter().any(|e| {
+        let name = fold(&e.name);
+        !e.columns.contains(&vector) && CONTENT_WORDS.iter().any(|w| name.contains(w))
+    })
+}
+
 /// The extractor to read: the one named `named` (with or without its match number), else the
 /// first whose name says main content, else the first.
 pub fn choose_extractor(header: &Header, named: Option<&str>) -> Option<Extractor> {

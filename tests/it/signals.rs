@@ -1,5 +1,6 @@
 //! What the crawl already knows: Search Console columns weigh the Queue, `--priority-urls`
-//! reads a Search Console export, and a bilingual site is compared within each language.
+//! reads a Search Console export, a bilingual site is compared within each language, and
+//! page text is found wherever the crawl put it.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -435,4 +436,67 @@ fn unweighted_priority(r: &HashMap<String, String>) -> f64 {
     let score = similarity + back + 0.25 * via.ln_1p() + 0.25 * like.ln_1p();
     let underlinked = 1.0 / (1.0 + inlinks.ln_1p());
     100.0 * (1.0 - (-score).exp()) * (0.8 + 0.2 * underlinked)
+}
+
+/// linkgap's page-text snippet writes next to the embedding snippet, into the same Custom
+/// JavaScript export: in a folder that one file gives the vectors and the page text.
+#[test]
+fn page_text_in_the_embeddings_export_is_found_in_a_folder() {
+    let w = Workdir::new("combined-page-text");
+    let dir = w.path("exports");
+    let spec = linkgap::synthetic::Spec {
+        pages: 60,
+        messy: false,
+        page_text: true,
+        ..linkgap::synthetic::Spec::default()
+    };
+    let files = linkgap::synthetic::write_exports(&dir, &spec).unwrap();
+    let text_path = dir.join("custom_extraction_all.csv");
+    let (th, trows) = read_csv(&text_path);
+    let (ta, tc) = (col(&th, "Address"), col(&th, "Main Content 1"));
+    let text: HashMap<String, String> = trows
+        .iter()
+        .map(|r| (r[ta].clone(), r[tc].clone()))
+        .collect();
+    let (mut header, mut rows) = read_csv(&files.embeddings);
+    let address = col(&header, "Address");
+    header.push("linkgap page text 1".into());
+    for r in &mut rows {
+        let t = text.get(&r[address]).cloned().unwrap_or_default();
+        r.push(t);
+    }
+    write(&files.embeddings, &header, &rows);
+    std::fs::remove_file(&text_path).unwrap();
+
+    let out = w.run(&[
+        "run",
+        "exports",
+        "--out",
+        "r.xlsx",
+        "--csv-dir",
+        "csv",
+        "-q",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let (h, queue) = csv_sheet(&w.path("csv"), "Queue");
+    let passage = col(&h, "Suggested Passage");
+    let placed = queue.iter().filter(|r| !r[passage].is_empty()).count();
+    assert!(!queue.is_empty());
+    assert!(
+        placed * 10 >= queue.len() * 8,
+        "{placed} of {} rows have a passage",
+        queue.len()
+    );
+    let run: HashMap<String, String> = records(&w.path("r.xlsx"), "Run")
+        .into_iter()
+        .map(|r| (r["Key"].clone(), r["Value"].clone()))
+        .collect();
+    let inputs: Vec<&String> = run
+        .values()
+        .filter(|v| v.contains("custom_javascript_all.csv"))
+        .collect();
+    assert!(
+        inputs.len() >= 2,
+        "embeddings and page text from one file: {run:?}"
+    );
 }

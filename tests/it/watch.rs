@@ -86,6 +86,24 @@ fn drop_set(w: &Workdir, client: &str) {
     fs::remove_dir(staging).unwrap();
 }
 
+/// A client's set with page text (`custom_extraction_all.csv`) too, moved in.
+fn drop_set_with_page_text(w: &Workdir, client: &str) {
+    let staging = w.path(&format!("staging-{client}"));
+    let spec = Spec {
+        page_text: true,
+        messy: false,
+        pages: 60,
+        ..Spec::default()
+    };
+    write_exports(&staging, &spec).unwrap();
+    let dir = w.path(&format!("in/{client}"));
+    fs::create_dir_all(&dir).unwrap();
+    for name in names(&staging) {
+        fs::rename(staging.join(&name), dir.join(&name)).unwrap();
+    }
+    fs::remove_dir(staging).unwrap();
+}
+
 fn names(dir: &Path) -> Vec<String> {
     let mut names: Vec<String> = fs::read_dir(dir)
         .map(|d| {
@@ -550,5 +568,34 @@ fn once_exits_2_when_a_client_folder_cannot_be_worked_in() {
             .unwrap()
             .contains("could not be processed"),
         "{log}"
+    );
+}
+
+/// The page text export in a client folder is part of the set: the workbook's Queue has
+/// suggested passages, and the export is filed with the others.
+#[test]
+fn a_client_folder_with_page_text_gets_passages() {
+    let w = Workdir::new("watch-page-text");
+    drop_set_with_page_text(&w, "acme");
+    let (status, log) = once(&w, &[]);
+    assert!(status.success(), "{log}");
+    let out = w.path("out/acme");
+    let workbook = out.join(names(&out).first().expect("a workbook"));
+    let queue = records(&workbook, "Queue");
+    assert!(!queue.is_empty());
+    let placed = queue
+        .iter()
+        .filter(|r| !r["Suggested Passage"].is_empty())
+        .count();
+    assert!(
+        placed * 10 >= queue.len() * 8,
+        "{placed} of {} rows have a passage",
+        queue.len()
+    );
+    let processed = subdirs(&w.path("in/acme/processed"));
+    assert!(
+        visible(&processed[0]).contains(&"custom_extraction_all.csv".to_string()),
+        "{:?}",
+        visible(&processed[0])
     );
 }
