@@ -9,7 +9,7 @@ use regex::Regex;
 
 use crate::cli::{GroupScope, Policy, RunArgs};
 use crate::eligibility::{EligibilityRules, GroupBy, GroupByError};
-use crate::input::Table;
+use crate::input::{Table, is_export_name, is_hidden_name};
 use crate::links::LinkRules;
 use crate::normalize::{Rules, SlashPolicy, WwwPolicy, normalize};
 use crate::report::Role;
@@ -693,15 +693,7 @@ pub fn detect_roles(folder: &Path) -> Result<Inputs, ConfigError> {
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
-        // Excel lock files and hidden files are never exports.
-        if name.starts_with('.') || name.starts_with("~$") {
-            continue;
-        }
-        let ext = path
-            .extension()
-            .map(|e| e.to_string_lossy().to_ascii_lowercase())
-            .unwrap_or_default();
-        if !matches!(ext.as_str(), "csv" | "gz" | "xlsx" | "tsv" | "txt") {
+        if is_hidden_name(&name) || !is_export_name(&name) {
             continue;
         }
         let roles = match Table::open(&path).and_then(|t| t.roles()) {

@@ -112,7 +112,7 @@ pub fn load(
         {
             let code = [link.anchor, link.alt_text]
                 .into_iter()
-                .find_map(crate::languages::tag);
+                .find_map(language_tag);
             hreflang.push((urls.intern(&from), urls.intern(&to), code));
         }
         collector.add(link, &mut urls, rules, link_rules, report, stats);
@@ -146,4 +146,17 @@ fn absolute(base: &str, href: &str, rules: &Rules) -> Option<String> {
         let joined = url::Url::parse(base.trim()).ok()?.join(href).ok()?;
         normalize(joined.as_str(), rules).ok()
     })
+}
+
+/// The comparison key of a language tag: its primary subtag, lower-case (`en-US` → `en`,
+/// `fr_CA` → `fr`); `None` for `x-default`, a blank or anything that is not a tag.
+pub fn language_tag(text: &str) -> Option<String> {
+    let t = text.trim().to_ascii_lowercase();
+    let mut parts = t.split(['-', '_']);
+    let primary = parts.next()?;
+    let primary_ok =
+        (2..=3).contains(&primary.len()) && primary.bytes().all(|b| b.is_ascii_lowercase());
+    let rest_ok =
+        parts.all(|p| (1..=8).contains(&p.len()) && p.bytes().all(|b| b.is_ascii_alphanumeric()));
+    (primary_ok && rest_ok).then(|| primary.to_string())
 }

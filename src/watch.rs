@@ -6,6 +6,7 @@
 //! `--poll-interval` always runs too, because network shares and synced folders often send no
 //! events. `--mode auto` uses events when the system can watch the inbox, `poll` never does.
 
+pub mod layout;
 pub mod set;
 pub mod status;
 
@@ -20,7 +21,8 @@ use std::sync::mpsc::{self, Receiver};
 use std::time::{Duration, Instant, SystemTime};
 
 use crate::cli::{WatchArgs, WatchMode};
-use set::{FileStamp, SetResult};
+use layout::FileStamp;
+use set::SetResult;
 
 /// Why watching cannot go on.
 #[derive(Debug)]
@@ -564,8 +566,8 @@ fn look(
     runner: &Runner,
     summary: &mut Summary,
 ) -> Result<Look, WatchError> {
-    let files = set::scan(&client.dir).map_err(io_err("reading", &client.dir))?;
-    let has_exports = files.iter().any(|f| set::is_export_name(&f.name));
+    let files = layout::scan(&client.dir).map_err(io_err("reading", &client.dir))?;
+    let has_exports = files.iter().any(|f| crate::input::is_export_name(&f.name));
     let tracker = trackers
         .entry(client.name.clone())
         .or_insert_with(|| Tracker {

@@ -15,87 +15,14 @@ use std::time::{Duration, SystemTime};
 use clap::Parser;
 use sha2::{Digest, Sha256};
 
+use super::layout::{ERROR_FILE, FAILED, FileStamp, JOURNAL, PROCESSED, WORK_DIR};
 use super::{Client, Runner, WatchError, folder_time, io_err, log};
 use crate::cli::{Cli, Command, RunArgs};
 use crate::config::{Inputs, RunConfig};
-use crate::input::Table;
+use crate::input::{Table, is_export_name};
 use crate::report::Role;
 use crate::run::{self, Outcome};
 use crate::settings;
-
-/// Claimed sets, one folder each, inside the client folder.
-pub const WORK_DIR: &str = ".linkgap-work";
-/// The journal inside a claimed set's folder.
-pub const JOURNAL: &str = ".linkgap-journal";
-/// Where used exports go.
-pub const PROCESSED: &str = "processed";
-/// Where exports that could not be used go, with [`ERROR_FILE`].
-pub const FAILED: &str = "failed";
-/// The explanation left with a failed set.
-pub const ERROR_FILE: &str = "error.txt";
-
-/// A file as seen in a client folder: what "stopped changing" compares.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FileStamp {
-    /// File name (no folder).
-    pub name: String,
-    /// Size in bytes.
-    pub size: u64,
-    /// Modification time, nanoseconds since 1970.
-    pub modified: u128,
-}
-
-impl FileStamp {
-    fn of(path: &Path, name: String) -> io::Result<FileStamp> {
-        let meta = fs::metadata(path)?;
-        let modified = meta
-            .modified()?
-            .duration_since(SystemTime::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos());
-        Ok(FileStamp {
-            name,
-            size: meta.len(),
-            modified,
-        })
-    }
-}
-
-/// The visible files of a client folder, by name. Hidden files (our journal and status),
-/// Excel lock files (`~$…`) and folders are not part of any set.
-pub fn scan(dir: &Path) -> io::Result<Vec<FileStamp>> {
-    let mut files = Vec::new();
-    for entry in fs::read_dir(dir)? {
-        let entry = entry?;
-        // A name that is not UTF-8 or has a line break could not be written to the journal.
-        let Ok(name) = entry.file_name().into_string() else {
-            continue;
-        };
-        if name.starts_with('.') || name.starts_with("~$") || name.contains(['\n', '\r']) {
-            continue;
-        }
-        let path = entry.path();
-        if !path.is_file() {
-            continue;
-        }
-        match FileStamp::of(&path, name) {
-            Ok(stamp) => files.push(stamp),
-            // Removed between listing and looking: the next scan will not list it either.
-            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
-            Err(e) => return Err(e),
-        }
-    }
-    files.sort_by(|a, b| a.name.cmp(&b.name));
-    Ok(files)
-}
-
-/// Whether a name could be an export (the extensions `config::detect_roles` reads).
-pub fn is_export_name(name: &str) -> bool {
-    let ext = Path::new(name)
-        .extension()
-        .map(|e| e.to_string_lossy().to_ascii_lowercase())
-        .unwrap_or_default();
-    matches!(ext.as_str(), "csv" | "gz" | "xlsx" | "tsv" | "txt")
-}
 
 /// What a settled client folder holds, by header-detected role.
 #[derive(Debug, Default)]
