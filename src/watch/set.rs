@@ -19,6 +19,7 @@ use super::layout::{ERROR_FILE, FAILED, FileStamp, JOURNAL, PROCESSED, WORK_DIR}
 use super::{Client, Runner, WatchError, folder_time, io_err, log};
 use crate::cli::{Cli, Command, RunArgs};
 use crate::config::{Inputs, RunConfig};
+use crate::crawl;
 use crate::input::{Table, is_export_name};
 use crate::report::Role;
 use crate::run::{self, Outcome};
@@ -389,15 +390,10 @@ fn default_args(work: &Path, staged: &Path) -> Result<RunArgs, String> {
 /// `<client>-<crawl date>.xlsx`, with `-2`, `-3`… when a workbook of that name exists (a
 /// second crawl on the same date).
 fn workbook_name(client: &Client, outcome: &Outcome, inputs: &Inputs) -> String {
-    let date = outcome
-        .crawl_date
-        .clone()
-        .filter(|d| is_date(d))
-        .unwrap_or_else(|| {
-            fs::metadata(&inputs.inlinks)
-                .and_then(|m| m.modified())
-                .map_or_else(|_| "undated".into(), |t| folder_time(t)[..10].to_string())
-        });
+    let date = outcome.crawl_date.exported().map_or_else(
+        || crawl::file_date(&inputs.inlinks).unwrap_or_else(|| "undated".into()),
+        str::to_string,
+    );
     let stem = format!("{}-{date}", client.name);
     let path = first_free(|n| {
         client.out_dir.join(if n == 1 {
@@ -417,19 +413,6 @@ fn first_free(candidate: impl Fn(u32) -> PathBuf) -> PathBuf {
         .map(candidate)
         .find(|p| !p.exists())
         .expect("some suffix is free")
-}
-
-/// `YYYY-MM-DD`: safe in a file name (Screaming Frog's Crawl Timestamp starts this way).
-fn is_date(text: &str) -> bool {
-    let b = text.as_bytes();
-    b.len() == 10
-        && b.iter().enumerate().all(|(i, c)| {
-            if i == 4 || i == 7 {
-                *c == b'-'
-            } else {
-                c.is_ascii_digit()
-            }
-        })
 }
 
 /// Give the staged workbook its final name (if not done yet), record the status, move the
@@ -690,12 +673,5 @@ mod tests {
         );
         b.size = 3;
         assert_ne!(set_id(&[a]), set_id(&[b]));
-    }
-
-    #[test]
-    fn crawl_dates_must_look_like_dates() {
-        assert!(is_date("2026-11-20"));
-        assert!(!is_date("20/11/2026"));
-        assert!(!is_date("2026-11-2"));
     }
 }

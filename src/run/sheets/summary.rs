@@ -12,9 +12,9 @@ use crate::review::{self, HistoryRow, QueueRow};
 use crate::workbook::{Cell, Column, Sheet};
 
 use super::super::analysis::Counts;
-use super::super::inputs::CrawlDate;
 use super::super::pages::Page;
 use super::now_utc;
+use crate::crawl::CrawlDate;
 
 /// What the Summary reports.
 pub(in crate::run) struct SummaryInput<'a> {
