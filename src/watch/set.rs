@@ -15,6 +15,7 @@ use std::time::{Duration, SystemTime};
 use clap::Parser;
 use sha2::{Digest, Sha256};
 
+use super::crash::CrashPoint;
 use super::layout::{ERROR_FILE, FAILED, FileStamp, JOURNAL, PROCESSED, WORK_DIR};
 use super::{Client, Runner, WatchError, folder_time, io_err, log};
 use crate::cli::{Cli, Command, RunArgs};
@@ -289,7 +290,7 @@ pub fn claim(
             }
             return Err(io_err("moving", &client.dir.join(&m.name))(e));
         }
-        runner.crash_point("claim-partial");
+        runner.crash_point(CrashPoint::ClaimPartial);
     }
     Ok(Some(Claimed { work, journal }))
 }
@@ -338,14 +339,14 @@ pub fn run_claimed(
     };
     match result {
         Ok((outcome, inputs)) => {
-            runner.crash_point("run-done");
+            runner.crash_point(CrashPoint::RunDone);
             let name = workbook_name(client, &outcome, &inputs);
             journal.state = State::Output(name);
             journal.rejected = outcome.rejected;
             journal
                 .write(&work)
                 .map_err(io_err("writing the journal in", &work))?;
-            runner.crash_point("output-chosen");
+            runner.crash_point(CrashPoint::OutputChosen);
             finish_output(client, &work, &journal, runner)
         }
         Err(error) => finish_failed(client, &work, &journal, &error, runner),
@@ -432,7 +433,7 @@ fn finish_output(
     if staged.exists() {
         fs::rename(&staged, &workbook).map_err(io_err("renaming", &staged))?;
     }
-    runner.crash_point("renamed");
+    runner.crash_point(CrashPoint::Renamed);
     let detail = if rejected > 0 {
         format!("{name} ({rejected} input rows rejected, listed in the workbook)")
     } else {
@@ -440,7 +441,7 @@ fn finish_output(
     };
     super::status::write(&client.dir, "ok", &detail)
         .map_err(io_err("writing status in", &client.dir))?;
-    runner.crash_point("status-written");
+    runner.crash_point(CrashPoint::StatusWritten);
     let moved_to = move_work(client, work, PROCESSED, journal.claimed)?;
     Ok(SetResult::Done {
         workbook,
@@ -475,7 +476,7 @@ fn finish_failed(
     );
     let path = work.join(ERROR_FILE);
     fs::write(&path, text).map_err(io_err("writing", &path))?;
-    runner.crash_point("error-written");
+    runner.crash_point(CrashPoint::ErrorWritten);
     let _ = fs::remove_file(staged_path(client, &journal.id));
     super::status::write(&client.dir, "failed", &one_line(error))
         .map_err(io_err("writing status in", &client.dir))?;
