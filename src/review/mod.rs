@@ -475,6 +475,10 @@ pub struct PreviousRow {
     pub note: String,
 }
 
+/// Why an earlier Queue row whose URLs do not parse is rejected.
+const NOT_A_PAIR: &str =
+    "the source or destination is not a URL; this row's review cannot be matched to a page pair";
+
 /// Read the Queue and History sheets of an earlier workbook (XLSX as linkgap, Excel,
 /// LibreOffice or Google Sheets saved it, or the Queue.csv of `--csv-dir`).
 pub fn read_previous(
@@ -536,8 +540,12 @@ fn read_sheet(
     let mut out = Vec::new();
     table.rows(report, stats, &mut |report, row, r| {
         let get = |i: Option<usize>| crate::input::cell(r, i).to_string();
-        let (Ok(source), Ok(destination)) = (normalize(&get(Some(src)), rules), normalize(&get(Some(dst)), rules)) else {
-            report.reject(stats, table.rejection(row, "Source URL", "the source or destination is not a URL; this row's review cannot be matched to a page pair", &format!("{} → {}", get(Some(src)), get(Some(dst)))));
+        let (Ok(source), Ok(destination)) = (
+            normalize(&get(Some(src)), rules),
+            normalize(&get(Some(dst)), rules),
+        ) else {
+            let pair = format!("{} → {}", get(Some(src)), get(Some(dst)));
+            report.reject(stats, table.rejection(row, "Source URL", NOT_A_PAIR, &pair));
             return;
         };
         let review = Review {
@@ -554,7 +562,10 @@ fn read_sheet(
         match review.invalid() {
             Some(bad) => {
                 let value = bad.text.clone();
-                report.reject(stats, table.rejection(row, bad.column, bad.to_string(), &value));
+                report.reject(
+                    stats,
+                    table.rejection(row, bad.column, bad.to_string(), &value),
+                );
             }
             None => report.stats(stats).used += 1,
         }
