@@ -78,13 +78,13 @@ fn args() -> Args {
 
 /// `linkgap-gen`'s page vectors: topic centres with N(0, 1) coordinates, pages around them.
 fn site_vectors(n: usize, d: usize, topics: usize) -> Vec<f32> {
-    let mut rng = linkgap::synthetic::Rng::new(42);
+    let mut rng = linkgap::rng::Rng::new(42);
     let centres: Vec<Vec<f64>> = (0..topics)
         .map(|_| (0..d).map(|_| rng.normal()).collect())
         .collect();
     let mut out = vec![0f32; n * d];
     out.par_chunks_mut(d).enumerate().for_each(|(i, row)| {
-        let mut r = linkgap::synthetic::Rng::new(0x51DE ^ (i as u64).wrapping_mul(0x9E37_79B9));
+        let mut r = linkgap::rng::Rng::new(0x51DE ^ (i as u64).wrapping_mul(0x9E37_79B9));
         let v = linkgap::synthetic::vector_near(&mut r, &centres[i % topics], 0.9);
         row.copy_from_slice(&v);
     });

@@ -361,8 +361,8 @@ pub struct WatchArgs {
     /// Test hook: abort the process (as a kill -9 would) at this point of a set's life, so
     /// tests can check that every crash point is recovered: claim-partial, run-done,
     /// output-chosen, renamed, status-written, error-written.
-    #[arg(long, hide = true, value_name = "POINT")]
-    pub crash_at: Option<String>,
+    #[arg(long, hide = true, value_enum, value_name = "POINT")]
+    pub crash_at: Option<crate::watch::crash::CrashPoint>,
 }
 
 /// How `linkgap watch` notices new files.

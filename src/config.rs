@@ -8,23 +8,264 @@ use std::path::{Path, PathBuf};
 use regex::Regex;
 
 use crate::cli::{GroupScope, Policy, RunArgs};
-use crate::eligibility::{EligibilityRules, GroupBy};
-use crate::input::Table;
+use crate::eligibility::{EligibilityRules, GroupBy, GroupByError};
+use crate::input::{Table, is_export_name, is_hidden_name};
 use crate::links::LinkRules;
 use crate::normalize::{Rules, SlashPolicy, WwwPolicy, normalize};
 use crate::report::Role;
+use crate::review::ImportanceError;
+use crate::settings::SettingsError;
 
 /// A setting that cannot work, named with its option.
 #[derive(Debug)]
-pub struct ConfigError(pub String);
+pub enum ConfigError {
+    /// The settings file named by `--config` cannot be used.
+    Settings(SettingsError),
+    /// `--priority-urls` cannot be read.
+    Importance(ImportanceError),
+    /// `--group-by` is not `folder:N`, `regex:PATTERN` or `segments`.
+    GroupBy(GroupByError),
+    /// A numeric option outside its range (the bounds as the message gives them).
+    OutOfRange {
+        /// The option, e.g. `--top-k`.
+        option: &'static str,
+        /// The lowest value allowed.
+        low: &'static str,
+        /// The highest value allowed.
+        high: &'static str,
+        /// The value given, as written back.
+        value: String,
+    },
+    /// A queue cap of zero.
+    ZeroQueueLimit,
+    /// `--body-positions` names no position.
+    NoBodyPositions,
+    /// `--out` does not end in `.xlsx`.
+    OutNotXlsx(PathBuf),
+    /// A required input option is missing (`--embeddings`, `--inlinks`).
+    Required(&'static str),
+    /// An option's regular expression does not compile.
+    Regex {
+        /// The option.
+        option: &'static str,
+        /// The pattern as given.
+        pattern: String,
+        /// The regex crate's reason, on one line.
+        reason: String,
+    },
+    /// An input file is a folder (`option` is empty for the exports themselves).
+    IsFolder {
+        /// The option that named it, or "".
+        option: &'static str,
+        /// The path.
+        path: PathBuf,
+    },
+    /// An input file does not exist.
+    NoSuchFile {
+        /// The option that named it, or "".
+        option: &'static str,
+        /// The path.
+        path: PathBuf,
+    },
+    /// `--csv-dir` is a file.
+    CsvDirIsFile(PathBuf),
+    /// `--out` is a folder.
+    OutIsFolder(PathBuf),
+    /// `--out` is one of the inputs.
+    OutIsInput {
+        /// The workbook path.
+        out: PathBuf,
+        /// The input's role.
+        role: &'static str,
+        /// The input path.
+        input: PathBuf,
+    },
+    /// `--csv-dir` is the folder an input is in.
+    CsvDirHoldsInput {
+        /// The folder.
+        dir: PathBuf,
+        /// The input's role.
+        role: &'static str,
+        /// The input path.
+        input: PathBuf,
+    },
+    /// A URL list cannot be read.
+    UrlList {
+        /// `--source-list` or `--destination-list`.
+        option: &'static str,
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        error: std::io::Error,
+    },
+    /// A URL list holds no URL.
+    EmptyUrlList {
+        /// `--source-list` or `--destination-list`.
+        option: &'static str,
+        /// The file.
+        path: PathBuf,
+    },
+    /// The folder of exports cannot be listed.
+    Folder {
+        /// The folder.
+        folder: PathBuf,
+        /// Why.
+        error: std::io::Error,
+    },
+    /// More than one export of a role in the folder.
+    Ambiguous {
+        /// The folder.
+        folder: PathBuf,
+        /// The role, e.g. "embeddings".
+        role: &'static str,
+        /// The candidates.
+        found: Vec<PathBuf>,
+    },
+    /// No export of a required role in the folder.
+    Missing {
+        /// The folder.
+        folder: PathBuf,
+        /// The role.
+        role: &'static str,
+        /// Export-named files that could not be read, with why.
+        unread: Vec<String>,
+    },
+}
 
 impl fmt::Display for ConfigError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        match self {
+            ConfigError::Settings(e) => e.fmt(f),
+            ConfigError::Importance(e) => e.fmt(f),
+            ConfigError::GroupBy(e) => e.fmt(f),
+            ConfigError::OutOfRange {
+                option,
+                low,
+                high,
+                value,
+            } => write!(f, "{option} must be between {low} and {high}, not {value}"),
+            ConfigError::ZeroQueueLimit => f.write_str(ZERO_QUEUE_LIMIT),
+            ConfigError::NoBodyPositions => {
+                f.write_str("--body-positions needs at least one Link Position name, e.g. Content")
+            }
+            ConfigError::OutNotXlsx(out) => write!(
+                f,
+                "--out {}: the workbook name must end in .xlsx",
+                out.display()
+            ),
+            ConfigError::Required(option) => write!(f, "{option} is required"),
+            ConfigError::Regex {
+                option,
+                pattern,
+                reason,
+            } => write!(
+                f,
+                "{option} \"{pattern}\": not a valid regular expression: {reason}"
+            ),
+            ConfigError::IsFolder { option, path } => {
+                write!(
+                    f,
+                    "{}{}: is a folder, not a file",
+                    prefix(option),
+                    path.display()
+                )
+            }
+            ConfigError::NoSuchFile { option, path } => {
+                write!(f, "{}{}: no such file", prefix(option), path.display())
+            }
+            ConfigError::CsvDirIsFile(dir) => {
+                write!(f, "--csv-dir {}: is a file, not a folder", dir.display())
+            }
+            ConfigError::OutIsFolder(out) => write!(
+                f,
+                "--out {}: is a folder; name the workbook, e.g. {}",
+                out.display(),
+                out.join("linkgap.xlsx").display()
+            ),
+            ConfigError::OutIsInput { out, role, input } => write!(
+                f,
+                "--out {} is the {role} input {}: the workbook would replace it; write it elsewhere",
+                out.display(),
+                input.display()
+            ),
+            ConfigError::CsvDirHoldsInput { dir, role, input } => write!(
+                f,
+                "--csv-dir {} holds the {role} input {}: the sheets' CSV files could replace it; choose another folder",
+                dir.display(),
+                input.display()
+            ),
+            ConfigError::UrlList {
+                option,
+                path,
+                error,
+            } => write!(f, "{option} {}: {error}", path.display()),
+            ConfigError::EmptyUrlList { option, path } => write!(
+                f,
+                "{option} {}: no URLs found (one per line, or in the first column)",
+                path.display()
+            ),
+            ConfigError::Folder { folder, error } => write!(f, "{}: {error}", folder.display()),
+            ConfigError::Ambiguous {
+                folder,
+                role,
+                found,
+            } => write!(
+                f,
+                "{}: more than one {role} file ({}); name them with --embeddings/--inlinks/--internal",
+                folder.display(),
+                found
+                    .iter()
+                    .map(|p| p.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            ConfigError::Missing {
+                folder,
+                role,
+                unread,
+            } => {
+                write!(
+                    f,
+                    "{}: no {role} export found (roles are detected from header rows)",
+                    folder.display()
+                )?;
+                if !unread.is_empty() {
+                    write!(f, "; unreadable: {}", unread.join("; "))?;
+                }
+                Ok(())
+            }
+        }
     }
 }
 
-impl std::error::Error for ConfigError {}
+const ZERO_QUEUE_LIMIT: &str = "--queue-limit-destination and --queue-limit-source must be at least 1 (use --queue all for no caps)";
+
+/// `option` and a space, or nothing for an unnamed option.
+fn prefix(option: &str) -> String {
+    if option.is_empty() {
+        String::new()
+    } else {
+        format!("{option} ")
+    }
+}
+
+impl std::error::Error for ConfigError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            ConfigError::Settings(e) => Some(e),
+            ConfigError::Importance(e) => Some(e),
+            ConfigError::GroupBy(e) => Some(e),
+            ConfigError::UrlList { error, .. } | ConfigError::Folder { error, .. } => Some(error),
+            _ => None,
+        }
+    }
+}
+
+impl From<SettingsError> for ConfigError {
+    fn from(e: SettingsError) -> ConfigError {
+        ConfigError::Settings(e)
+    }
+}
 
 /// The input files and their roles.
 #[derive(Debug, Clone)]
@@ -98,14 +339,13 @@ fn policy_www(p: Policy) -> WwwPolicy {
     }
 }
 
-fn regex(option: &str, pattern: Option<&String>) -> Result<Option<Regex>, ConfigError> {
+fn regex(option: &'static str, pattern: Option<&String>) -> Result<Option<Regex>, ConfigError> {
     pattern
         .map(|p| {
-            Regex::new(p).map_err(|e| {
-                ConfigError(format!(
-                    "{option} \"{p}\": not a valid regular expression: {}",
-                    one_line_regex_error(&e)
-                ))
+            Regex::new(p).map_err(|e| ConfigError::Regex {
+                option,
+                pattern: p.clone(),
+                reason: one_line_regex_error(&e),
             })
         })
         .transpose()
@@ -125,23 +365,18 @@ fn one_line_regex_error(e: &regex::Error) -> String {
 }
 
 /// A path given as an input file: it must exist and be a file, not a folder.
-fn check_file(option: &str, path: &Path) -> Result<(), ConfigError> {
-    let prefix = if option.is_empty() {
-        String::new()
-    } else {
-        format!("{option} ")
-    };
+fn check_file(option: &'static str, path: &Path) -> Result<(), ConfigError> {
     if path.is_dir() {
-        return Err(ConfigError(format!(
-            "{prefix}{}: is a folder, not a file",
-            path.display()
-        )));
+        return Err(ConfigError::IsFolder {
+            option,
+            path: path.to_path_buf(),
+        });
     }
     if !path.is_file() {
-        return Err(ConfigError(format!(
-            "{prefix}{}: no such file",
-            path.display()
-        )));
+        return Err(ConfigError::NoSuchFile {
+            option,
+            path: path.to_path_buf(),
+        });
     }
     Ok(())
 }
@@ -169,31 +404,24 @@ pub fn same_file(a: &Path, b: &Path) -> bool {
 fn check_outputs(
     out: &Path,
     csv_dir: Option<&Path>,
-    inputs: &[(&str, &Path)],
+    inputs: &[(&'static str, &Path)],
 ) -> Result<(), ConfigError> {
     if let Some(dir) = csv_dir
         && dir.exists()
         && !dir.is_dir()
     {
-        return Err(ConfigError(format!(
-            "--csv-dir {}: is a file, not a folder",
-            dir.display()
-        )));
+        return Err(ConfigError::CsvDirIsFile(dir.to_path_buf()));
     }
     if out.is_dir() {
-        return Err(ConfigError(format!(
-            "--out {}: is a folder; name the workbook, e.g. {}",
-            out.display(),
-            out.join("linkgap.xlsx").display()
-        )));
+        return Err(ConfigError::OutIsFolder(out.to_path_buf()));
     }
     for &(role, input) in inputs {
         if same_file(out, input) {
-            return Err(ConfigError(format!(
-                "--out {} is the {role} input {}: the workbook would replace it; write it elsewhere",
-                out.display(),
-                input.display()
-            )));
+            return Err(ConfigError::OutIsInput {
+                out: out.to_path_buf(),
+                role,
+                input: input.to_path_buf(),
+            });
         }
         if let Some(dir) = csv_dir
             && let Some(parent) = input.parent()
@@ -204,11 +432,11 @@ fn check_outputs(
                 parent
             };
             if same_file(dir, parent) {
-                return Err(ConfigError(format!(
-                    "--csv-dir {} holds the {role} input {}: the sheets' CSV files could replace it; choose another folder",
-                    dir.display(),
-                    input.display()
-                )));
+                return Err(ConfigError::CsvDirHoldsInput {
+                    dir: dir.to_path_buf(),
+                    role,
+                    input: input.to_path_buf(),
+                });
             }
         }
     }
@@ -216,13 +444,16 @@ fn check_outputs(
 }
 
 fn url_list(
-    option: &str,
+    option: &'static str,
     path: Option<&PathBuf>,
     rules: &Rules,
 ) -> Result<Option<HashSet<String>>, ConfigError> {
     let Some(path) = path else { return Ok(None) };
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| ConfigError(format!("{option} {}: {e}", path.display())))?;
+    let text = std::fs::read_to_string(path).map_err(|error| ConfigError::UrlList {
+        option,
+        path: path.clone(),
+        error,
+    })?;
     let mut set = HashSet::new();
     for line in text.lines() {
         let first = line
@@ -237,10 +468,10 @@ fn url_list(
         }
     }
     if set.is_empty() {
-        return Err(ConfigError(format!(
-            "{option} {}: no URLs found (one per line, or in the first column)",
-            path.display()
-        )));
+        return Err(ConfigError::EmptyUrlList {
+            option,
+            path: path.clone(),
+        });
     }
     Ok(Some(set))
 }
@@ -264,19 +495,14 @@ impl RunConfig {
             .filter(|s| !s.is_empty())
             .collect();
         if body_positions.is_empty() {
-            return Err(ConfigError(
-                "--body-positions needs at least one Link Position name, e.g. Content".into(),
-            ));
+            return Err(ConfigError::NoBodyPositions);
         }
         if args
             .out
             .extension()
             .is_none_or(|e| !e.eq_ignore_ascii_case("xlsx"))
         {
-            return Err(ConfigError(format!(
-                "--out {}: the workbook name must end in .xlsx",
-                args.out.display()
-            )));
+            return Err(ConfigError::OutNotXlsx(args.out.clone()));
         }
         let inputs = match &args.folder {
             Some(folder) => detect_roles(folder)?,
@@ -284,11 +510,11 @@ impl RunConfig {
                 embeddings: args
                     .embeddings
                     .clone()
-                    .ok_or_else(|| ConfigError("--embeddings is required".into()))?,
+                    .ok_or(ConfigError::Required("--embeddings"))?,
                 inlinks: args
                     .inlinks
                     .clone()
-                    .ok_or_else(|| ConfigError("--inlinks is required".into()))?,
+                    .ok_or(ConfigError::Required("--inlinks"))?,
                 internal: args.internal.clone(),
                 page_text: args.page_text.clone(),
             },
@@ -328,7 +554,7 @@ impl RunConfig {
         let importance = match &args.priority_urls {
             Some(path) => {
                 crate::review::Importance::read(path, &url_rules)
-                    .map_err(ConfigError)?
+                    .map_err(ConfigError::Importance)?
                     .0
             }
             None => crate::review::Importance::default(),
@@ -371,7 +597,7 @@ impl RunConfig {
                 .as_deref()
                 .map(GroupBy::parse)
                 .transpose()
-                .map_err(ConfigError)?
+                .map_err(ConfigError::GroupBy)?
                 .map(|g| (g, args.group_scope)),
             cross_language: args.cross_language,
             index: args.index,
@@ -419,35 +645,38 @@ fn input_files<'a>(args: &'a RunArgs, inputs: &'a Inputs) -> Vec<(&'static str, 
 /// The numeric options within their ranges.
 fn check_ranges(args: &RunArgs) -> Result<(), ConfigError> {
     if args.top_k == 0 || args.top_k > 100 {
-        return Err(ConfigError(format!(
-            "--top-k must be between 1 and 100, not {}",
-            args.top_k
-        )));
+        return Err(ConfigError::OutOfRange {
+            option: "--top-k",
+            low: "1",
+            high: "100",
+            value: args.top_k.to_string(),
+        });
     }
-    if !(0.0..=1.0).contains(&args.near_duplicate) {
-        return Err(ConfigError(format!(
-            "--near-duplicate must be between 0 and 1, not {}",
-            args.near_duplicate
-        )));
-    }
-    if !(0.0..=1.0).contains(&args.template_share) {
-        return Err(ConfigError(format!(
-            "--template-share must be between 0 and 1, not {}",
-            args.template_share
-        )));
+    for (option, value) in [
+        ("--near-duplicate", args.near_duplicate),
+        ("--template-share", args.template_share),
+    ] {
+        if !(0.0..=1.0).contains(&value) {
+            return Err(ConfigError::OutOfRange {
+                option,
+                low: "0",
+                high: "1",
+                value: value.to_string(),
+            });
+        }
     }
     if args.queue_limit_destination == 0 || args.queue_limit_source == 0 {
-        return Err(ConfigError(
-            "--queue-limit-destination and --queue-limit-source must be at least 1 (use --queue all for no caps)".into(),
-        ));
+        return Err(ConfigError::ZeroQueueLimit);
     }
     Ok(())
 }
 
 /// Find the embeddings, All Inlinks and Internal: All files in a folder by their headers.
 pub fn detect_roles(folder: &Path) -> Result<Inputs, ConfigError> {
-    let entries =
-        std::fs::read_dir(folder).map_err(|e| ConfigError(format!("{}: {e}", folder.display())))?;
+    let entries = std::fs::read_dir(folder).map_err(|error| ConfigError::Folder {
+        folder: folder.to_path_buf(),
+        error,
+    })?;
     let mut files: Vec<PathBuf> = entries
         .filter_map(Result::ok)
         .map(|e| e.path())
@@ -464,15 +693,7 @@ pub fn detect_roles(folder: &Path) -> Result<Inputs, ConfigError> {
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
-        // Excel lock files and hidden files are never exports.
-        if name.starts_with('.') || name.starts_with("~$") {
-            continue;
-        }
-        let ext = path
-            .extension()
-            .map(|e| e.to_string_lossy().to_ascii_lowercase())
-            .unwrap_or_default();
-        if !matches!(ext.as_str(), "csv" | "gz" | "xlsx" | "tsv" | "txt") {
+        if is_hidden_name(&name) || !is_export_name(&name) {
             continue;
         }
         let roles = match Table::open(&path).and_then(|t| t.roles()) {
@@ -495,7 +716,7 @@ pub fn detect_roles(folder: &Path) -> Result<Inputs, ConfigError> {
             page_text.push(path.clone());
         }
     }
-    let pick = |role: &str, found: Vec<PathBuf>| -> Result<Option<PathBuf>, ConfigError> {
+    let pick = |role: &'static str, found: Vec<PathBuf>| -> Result<Option<PathBuf>, ConfigError> {
         // The same export saved twice (CSV and XLSX) is common: CSV wins, it has no cell limit.
         let csv: Vec<PathBuf> = found
             .iter()
@@ -509,15 +730,11 @@ pub fn detect_roles(folder: &Path) -> Result<Inputs, ConfigError> {
         match found.len() {
             0 => Ok(None),
             1 => Ok(found.into_iter().next()),
-            _ => Err(ConfigError(format!(
-                "{}: more than one {role} file ({}); name them with --embeddings/--inlinks/--internal",
-                folder.display(),
-                found
-                    .iter()
-                    .map(|p| p.display().to_string())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ))),
+            _ => Err(ConfigError::Ambiguous {
+                folder: folder.to_path_buf(),
+                role,
+                found,
+            }),
         }
     };
     // A dedicated embeddings export beats Internal: All that happens to carry a vector column.
@@ -531,16 +748,10 @@ pub fn detect_roles(folder: &Path) -> Result<Inputs, ConfigError> {
     } else {
         dedicated
     };
-    let missing = |role: &str| {
-        let mut msg = format!(
-            "{}: no {role} export found (roles are detected from header rows)",
-            folder.display()
-        );
-        if !unread.is_empty() {
-            msg.push_str("; unreadable: ");
-            msg.push_str(&unread.join("; "));
-        }
-        ConfigError(msg)
+    let missing = |role: &'static str| ConfigError::Missing {
+        folder: folder.to_path_buf(),
+        role,
+        unread: unread.clone(),
     };
     let embeddings = pick("embeddings", embeddings)?.ok_or_else(|| missing("embeddings"))?;
     let inlinks = pick("All Inlinks", inlinks)?.ok_or_else(|| missing("All Inlinks"))?;

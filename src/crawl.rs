@@ -3,6 +3,7 @@
 //! existing links. Shared by `run` and `verify`.
 
 use std::collections::HashMap;
+use std::path::Path;
 
 use anyhow::{Context, Result};
 
@@ -112,7 +113,7 @@ pub fn load(
         {
             let code = [link.anchor, link.alt_text]
                 .into_iter()
-                .find_map(crate::languages::tag);
+                .find_map(language_tag);
             hreflang.push((urls.intern(&from), urls.intern(&to), code));
         }
         collector.add(link, &mut urls, rules, link_rules, report, stats);
@@ -146,4 +147,139 @@ fn absolute(base: &str, href: &str, rules: &Rules) -> Option<String> {
         let joined = url::Url::parse(base.trim()).ok()?.join(href).ok()?;
         normalize(joined.as_str(), rules).ok()
     })
+}
+
+/// The comparison key of a language tag: its primary subtag, lower-case (`en-US` → `en`,
+/// `fr_CA` → `fr`); `None` for `x-default`, a blank or anything that is not a tag.
+pub fn language_tag(text: &str) -> Option<String> {
+    let t = text.trim().to_ascii_lowercase();
+    let mut parts = t.split(['-', '_']);
+    let primary = parts.next()?;
+    let primary_ok =
+        (2..=3).contains(&primary.len()) && primary.bytes().all(|b| b.is_ascii_lowercase());
+    let rest_ok =
+        parts.all(|p| (1..=8).contains(&p.len()) && p.bytes().all(|b| b.is_ascii_alphanumeric()));
+    (primary_ok && rest_ok).then(|| primary.to_string())
+}
+
+/// When a crawl ran, as its exports (or the person) say.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CrawlDate {
+    /// Given on the command line (`linkgap verify --crawl-date`).
+    Given(String),
+    /// The latest Crawl Timestamp of the exports, first ten characters.
+    Exported(String),
+    /// No timestamp: the All Inlinks file's modification date, when it has one.
+    FileDate(Option<String>),
+}
+
+impl CrawlDate {
+    /// The first timestamp given (callers list Internal: All's before the embeddings
+    /// export's), else the modification date of the All Inlinks file `inlinks`.
+    pub fn of<'a>(
+        timestamps: impl IntoIterator<Item = Option<&'a str>>,
+        inlinks: &Path,
+    ) -> CrawlDate {
+        timestamps.into_iter().flatten().next().map_or_else(
+            || CrawlDate::FileDate(file_date(inlinks)),
+            |t| CrawlDate::Exported(t.chars().take(10).collect()),
+        )
+    }
+
+    /// The date the exports carry, if it reads as `YYYY-MM-DD` (what `linkgap watch`
+    /// names a workbook by).
+    pub fn exported(&self) -> Option<&str> {
+        match self {
+            CrawlDate::Exported(d) if is_date(d) => Some(d),
+            _ => None,
+        }
+    }
+
+    /// The date alone, without saying where it came from; `None` when no date is known.
+    pub fn date(&self) -> Option<&str> {
+        match self {
+            CrawlDate::Given(d) | CrawlDate::Exported(d) | CrawlDate::FileDate(Some(d)) => Some(d),
+            CrawlDate::FileDate(None) => None,
+        }
+    }
+}
+
+impl std::fmt::Display for CrawlDate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CrawlDate::Given(d) | CrawlDate::Exported(d) => f.write_str(d),
+            CrawlDate::FileDate(d) => write!(
+                f,
+                "{} (file date of the All Inlinks export)",
+                d.as_deref().unwrap_or("unknown")
+            ),
+        }
+    }
+}
+
+/// A file's modification date, `YYYY-MM-DD` (UTC).
+pub fn file_date(path: &Path) -> Option<String> {
+    std::fs::metadata(path)
+        .and_then(|m| m.modified())
+        .ok()
+        .map(crate::dates::format_date)
+}
+
+/// `YYYY-MM-DD`, digits where digits go.
+fn is_date(text: &str) -> bool {
+    let b = text.as_bytes();
+    b.len() == 10
+        && b.iter().enumerate().all(|(i, c)| {
+            if i == 4 || i == 7 {
+                *c == b'-'
+            } else {
+                c.is_ascii_digit()
+            }
+        })
+}
+
+#[cfg(test)]
+mod crawl_date_tests {
+    use super::{CrawlDate, is_date};
+    use std::path::Path;
+
+    #[test]
+    fn crawl_dates_must_look_like_dates() {
+        assert!(is_date("2026-11-20"));
+        assert!(!is_date("20/11/2026"));
+        assert!(!is_date("2026-11-2"));
+    }
+
+    #[test]
+    fn the_first_timestamp_wins_then_the_file_date() {
+        let missing = Path::new("/no/such/all_inlinks.csv");
+        let d = CrawlDate::of(
+            [None, Some("2026-11-20 09:30:00"), Some("2025-01-01")],
+            missing,
+        );
+        assert_eq!(d, CrawlDate::Exported("2026-11-20".into()));
+        assert_eq!(d.to_string(), "2026-11-20");
+        assert_eq!(d.exported(), Some("2026-11-20"));
+        let odd = CrawlDate::of([Some("20/11/2026 09:30")], missing);
+        assert_eq!(odd.exported(), None, "not a name for a workbook");
+        assert_eq!(odd.date(), Some("20/11/2026"));
+        let none = CrawlDate::of([None, None], missing);
+        assert_eq!(none, CrawlDate::FileDate(None));
+        assert_eq!(
+            none.to_string(),
+            "unknown (file date of the All Inlinks export)"
+        );
+        assert_eq!(none.date(), None);
+        let file = CrawlDate::of(
+            [None],
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("Cargo.toml")
+                .as_path(),
+        );
+        assert!(
+            file.to_string()
+                .ends_with(" (file date of the All Inlinks export)")
+        );
+        assert!(file.date().is_some_and(is_date));
+    }
 }

@@ -2,6 +2,7 @@
 //! may carry one (source), decided separately, with the reason for every "no".
 
 use std::collections::HashSet;
+use std::fmt;
 
 use regex::Regex;
 
@@ -79,6 +80,42 @@ impl EligibilityRules {
     }
 }
 
+/// A `--group-by` value that is not a grouping.
+#[derive(Debug)]
+pub enum GroupByError {
+    /// `folder:N` with N not a whole number of 1 or more (the text after `folder:`).
+    Depth(String),
+    /// `regex:PATTERN` that does not compile.
+    Regex(regex::Error),
+    /// None of the forms (the text as given, trimmed).
+    Form(String),
+}
+
+impl fmt::Display for GroupByError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            GroupByError::Depth(n) => write!(
+                f,
+                "--group-by folder:N needs a depth of 1 or more, not \"{n}\""
+            ),
+            GroupByError::Regex(e) => write!(f, "--group-by regex: {e}"),
+            GroupByError::Form(text) => write!(
+                f,
+                "--group-by takes folder:N, regex:PATTERN or segments, not \"{text}\""
+            ),
+        }
+    }
+}
+
+impl std::error::Error for GroupByError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            GroupByError::Regex(e) => Some(e),
+            GroupByError::Depth(_) | GroupByError::Form(_) => None,
+        }
+    }
+}
+
 /// How pages are put into page-type groups.
 #[derive(Debug, Clone)]
 pub enum GroupBy {
@@ -92,7 +129,7 @@ pub enum GroupBy {
 
 impl GroupBy {
     /// Parse `folder:N`, `regex:PATTERN` or `segments`.
-    pub fn parse(text: &str) -> Result<GroupBy, String> {
+    pub fn parse(text: &str) -> Result<GroupBy, GroupByError> {
         let text = text.trim();
         if text.eq_ignore_ascii_case("segments") || text.eq_ignore_ascii_case("segment") {
             return Ok(GroupBy::Segments);
@@ -104,18 +141,14 @@ impl GroupBy {
                 .ok()
                 .filter(|n| *n > 0)
                 .map(GroupBy::Folder)
-                .ok_or_else(|| {
-                    format!("--group-by folder:N needs a depth of 1 or more, not \"{n}\"")
-                });
+                .ok_or_else(|| GroupByError::Depth(n.to_string()));
         }
         if let Some(p) = text.strip_prefix("regex:") {
             return Regex::new(p)
                 .map(GroupBy::Regex)
-                .map_err(|e| format!("--group-by regex: {e}"));
+                .map_err(GroupByError::Regex);
         }
-        Err(format!(
-            "--group-by takes folder:N, regex:PATTERN or segments, not \"{text}\""
-        ))
+        Err(GroupByError::Form(text.to_string()))
     }
 
     /// The group of a page.
@@ -168,13 +201,129 @@ impl GroupBy {
     }
 }
 
+/// The role a URL rule applies to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// The page that would carry the link.
+    Source,
+    /// The page that would receive it.
+    Destination,
+}
+
+impl fmt::Display for Role {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Role::Source => "source",
+            Role::Destination => "destination",
+        })
+    }
+}
+
+/// Why a page, or a URL as written, cannot carry or receive a link. `Display` gives the
+/// text of the Pages sheet's reasons; [`Exclusion::kind`] the Summary's count heading.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Exclusion {
+    /// An HTTP status other than 200.
+    Status(u16),
+    /// A content type that is not HTML.
+    NotHtml(String),
+    /// No usable vector; the text says why ("no vector: empty cell").
+    NoVector(String),
+    /// Fewer words than the minimum.
+    Thin {
+        /// The page's Word Count.
+        words: u32,
+        /// `--min-words`.
+        minimum: u32,
+    },
+    /// Non-Indexable in Internal: All, with its Indexability Status when given.
+    NotIndexable(String),
+    /// A meta robots noindex.
+    Noindex,
+    /// A meta robots nofollow.
+    Nofollow,
+    /// Not matched by `--include-source`/`--include-destination`.
+    NotIncluded(Role),
+    /// Matched by `--exclude-source`/`--exclude-destination`.
+    Excluded(Role),
+    /// Not in `--source-urls`/`--destination-urls`.
+    NotListed(Role),
+    /// The URL redirects to this page.
+    Redirect(String),
+    /// The URL is canonicalised to this page.
+    Canonicalised(String),
+    /// The URL's redirects or canonicals loop.
+    Loop,
+    /// The redirect chain is longer than this many hops.
+    TooLong(usize),
+    /// An export row that another row speaks for (a spelling variant, a conflicting
+    /// duplicate); the text is the row's note.
+    Variant(String),
+    /// A crawled URL the embeddings export has no row for.
+    NotEmbedded,
+}
+
+impl fmt::Display for Exclusion {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Exclusion::Status(code) => write!(f, "status {code}"),
+            Exclusion::NotHtml(t) => write!(f, "not an HTML page ({t})"),
+            Exclusion::NoVector(why) | Exclusion::Variant(why) => f.write_str(why),
+            Exclusion::Thin { words, minimum } => {
+                write!(f, "thin: {words} words (minimum {minimum})")
+            }
+            Exclusion::NotIndexable(status) if status.is_empty() => f.write_str("not indexable"),
+            Exclusion::NotIndexable(status) => write!(f, "not indexable ({status})"),
+            Exclusion::Noindex => f.write_str("not indexable (noindex)"),
+            Exclusion::Nofollow => f.write_str("meta robots nofollow"),
+            Exclusion::NotIncluded(role) => write!(f, "not matched by --include-{role}"),
+            Exclusion::Excluded(role) => write!(f, "matched by --exclude-{role}"),
+            Exclusion::NotListed(role) => write!(f, "not in the {role} URL list"),
+            Exclusion::Redirect(to) => write!(f, "redirects to {to}"),
+            Exclusion::Canonicalised(to) => write!(f, "canonicalised to {to}"),
+            Exclusion::Loop => f.write_str("redirect or canonical loop"),
+            Exclusion::TooLong(hops) => write!(f, "redirect chain longer than {hops} hops"),
+            Exclusion::NotEmbedded => f.write_str("not in the embeddings export"),
+        }
+    }
+}
+
+impl Exclusion {
+    /// The kind of reason, for counting: "thin: 12 words (minimum 50)" is "thin", a status
+    /// keeps its code ("status 404").
+    pub fn kind(&self) -> String {
+        match self {
+            Exclusion::Status(_)
+            | Exclusion::Nofollow
+            | Exclusion::NotIncluded(_)
+            | Exclusion::Excluded(_)
+            | Exclusion::NotListed(_)
+            | Exclusion::Loop
+            | Exclusion::TooLong(_)
+            | Exclusion::NotEmbedded => self.to_string(),
+            Exclusion::NotHtml(_) => "not an HTML page".into(),
+            Exclusion::NoVector(_) => "no vector".into(),
+            Exclusion::Thin { .. } => "thin".into(),
+            Exclusion::NotIndexable(_) | Exclusion::Noindex => "not indexable".into(),
+            Exclusion::Redirect(_) => "redirects to".into(),
+            Exclusion::Canonicalised(_) => "canonicalised to".into(),
+            Exclusion::Variant(note) => note
+                .split([':', '('])
+                .next()
+                .unwrap_or(note)
+                .trim()
+                .to_string(),
+        }
+    }
+}
+
 /// Eligibility of one page in both roles: `Ok` or the reason it is excluded.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Decision {
     /// May carry a new link.
-    pub source: Result<(), String>,
+    pub source: Result<(), Exclusion>,
     /// May receive a new link.
-    pub destination: Result<(), String>,
+    pub destination: Result<(), Exclusion>,
 }
 
 /// Decide both roles for a resolved page at `url`.
@@ -191,21 +340,16 @@ pub fn decide(url: &str, facts: &PageFacts, rules: &EligibilityRules) -> Decisio
         .as_deref()
         .is_some_and(|i| i.trim().eq_ignore_ascii_case("non-indexable"))
     {
-        let why = if facts.indexability_status.is_empty() {
-            "not indexable".to_string()
-        } else {
-            format!("not indexable ({})", facts.indexability_status)
-        };
-        destination = Err(why);
+        destination = Err(Exclusion::NotIndexable(facts.indexability_status.clone()));
     } else if robots_has(&facts.meta_robots, "noindex") {
-        destination = Err("not indexable (noindex)".into());
+        destination = Err(Exclusion::Noindex);
     }
     let mut source = match &destination {
         Err(why) if !rules.noindex_sources => Err(why.clone()),
         _ => Ok(()),
     };
     if source.is_ok() && robots_has(&facts.meta_robots, "nofollow") {
-        source = Err("meta robots nofollow".into());
+        source = Err(Exclusion::Nofollow);
     }
     if destination.is_ok() {
         destination = by_rules(
@@ -213,7 +357,7 @@ pub fn decide(url: &str, facts: &PageFacts, rules: &EligibilityRules) -> Decisio
             rules.destination_include.as_ref(),
             rules.destination_exclude.as_ref(),
             rules.destination_list.as_ref(),
-            "destination",
+            Role::Destination,
         );
     }
     if source.is_ok() {
@@ -222,7 +366,7 @@ pub fn decide(url: &str, facts: &PageFacts, rules: &EligibilityRules) -> Decisio
             rules.source_include.as_ref(),
             rules.source_exclude.as_ref(),
             rules.source_list.as_ref(),
-            "source",
+            Role::Source,
         );
     }
     Decision {
@@ -231,25 +375,28 @@ pub fn decide(url: &str, facts: &PageFacts, rules: &EligibilityRules) -> Decisio
     }
 }
 
-fn shared_reason(facts: &PageFacts, rules: &EligibilityRules) -> Option<String> {
+fn shared_reason(facts: &PageFacts, rules: &EligibilityRules) -> Option<Exclusion> {
     if let Some(code) = facts.status_code
         && code != 200
     {
-        return Some(format!("status {code}"));
+        return Some(Exclusion::Status(code));
     }
     if let Some(t) = &facts.content_type
         && !is_html(t)
     {
-        return Some(format!("not an HTML page ({t})"));
+        return Some(Exclusion::NotHtml(t.clone()));
     }
     if let Some(why) = &facts.no_vector {
-        return Some(why.clone());
+        return Some(Exclusion::NoVector(why.clone()));
     }
     if rules.min_words > 0
         && let Some(words) = facts.word_count
         && words < rules.min_words
     {
-        return Some(format!("thin: {words} words (minimum {})", rules.min_words));
+        return Some(Exclusion::Thin {
+            words,
+            minimum: rules.min_words,
+        });
     }
     None
 }
@@ -265,22 +412,22 @@ fn by_rules(
     include: Option<&Regex>,
     exclude: Option<&Regex>,
     list: Option<&HashSet<String>>,
-    role: &str,
-) -> Result<(), String> {
+    role: Role,
+) -> Result<(), Exclusion> {
     if let Some(re) = include
         && !re.is_match(url)
     {
-        return Err(format!("not matched by --include-{role}"));
+        return Err(Exclusion::NotIncluded(role));
     }
     if let Some(re) = exclude
         && re.is_match(url)
     {
-        return Err(format!("matched by --exclude-{role}"));
+        return Err(Exclusion::Excluded(role));
     }
     if let Some(list) = list
         && !list.contains(url)
     {
-        return Err(format!("not in the {role} URL list"));
+        return Err(Exclusion::NotListed(role));
     }
     Ok(())
 }
@@ -321,7 +468,7 @@ mod tests {
             },
             &rules,
         );
-        assert_eq!(d.source, Err("status 404".into()));
+        assert_eq!(d.source, Err(Exclusion::Status(404)));
         let d = decide(
             "https://a/",
             &PageFacts {
@@ -330,7 +477,7 @@ mod tests {
             },
             &rules,
         );
-        assert_eq!(d.destination, Err("not an HTML page (text/css)".into()));
+        assert_eq!(d.destination, Err(Exclusion::NotHtml("text/css".into())));
         let d = decide(
             "https://a/",
             &PageFacts {
@@ -339,7 +486,13 @@ mod tests {
             },
             &rules,
         );
-        assert_eq!(d.destination, Err("thin: 12 words (minimum 50)".into()));
+        assert_eq!(
+            d.destination,
+            Err(Exclusion::Thin {
+                words: 12,
+                minimum: 50
+            })
+        );
         let d = decide(
             "https://a/",
             &PageFacts {
@@ -353,8 +506,8 @@ mod tests {
         assert_eq!(
             d,
             Decision {
-                source: Err("not indexable (noindex)".into()),
-                destination: Err("not indexable (noindex)".into())
+                source: Err(Exclusion::NotIndexable("noindex".into())),
+                destination: Err(Exclusion::NotIndexable("noindex".into()))
             }
         );
         // …and may carry links with --noindex-sources.
@@ -380,8 +533,8 @@ mod tests {
         assert_eq!(
             d,
             Decision {
-                source: Err("meta robots nofollow".into()),
-                destination: Err("not indexable (noindex)".into())
+                source: Err(Exclusion::Nofollow),
+                destination: Err(Exclusion::Noindex)
             }
         );
         let d = decide(
@@ -392,7 +545,10 @@ mod tests {
             },
             &rules,
         );
-        assert_eq!(d.source, Err("no vector: empty cell".into()));
+        assert_eq!(
+            d.source,
+            Err(Exclusion::NoVector("no vector: empty cell".into()))
+        );
     }
 
     #[test]
@@ -416,8 +572,14 @@ mod tests {
                 .group("https://a/", " Recipes "),
             "Recipes"
         );
-        assert!(GroupBy::parse("folder:0").is_err());
-        assert!(GroupBy::parse("colour").is_err());
+        assert!(matches!(
+            GroupBy::parse("folder:0"),
+            Err(GroupByError::Depth(n)) if n == "0"
+        ));
+        assert_eq!(
+            GroupBy::parse(" colour ").unwrap_err().to_string(),
+            "--group-by takes folder:N, regex:PATTERN or segments, not \"colour\""
+        );
     }
 
     #[test]
@@ -429,16 +591,100 @@ mod tests {
             ..EligibilityRules::default()
         };
         let d = decide("https://a/tag/x", &ok(), &rules);
-        assert_eq!(d.source, Err("matched by --exclude-source".into()));
+        assert_eq!(d.source, Err(Exclusion::Excluded(Role::Source)));
         assert_eq!(
             d.destination,
-            Err("not matched by --include-destination".into())
+            Err(Exclusion::NotIncluded(Role::Destination))
         );
         let d = decide("https://a/blog/y", &ok(), &rules);
-        assert_eq!(d.destination, Err("not in the destination URL list".into()));
+        assert_eq!(d.destination, Err(Exclusion::NotListed(Role::Destination)));
         assert_eq!(
             decide("https://a/blog/x", &ok(), &rules).destination,
             Ok(())
         );
+    }
+
+    #[test]
+    fn reasons_read_as_before_and_count_by_kind() {
+        let cases = [
+            (Exclusion::Status(404), "status 404", "status 404"),
+            (
+                Exclusion::NotHtml("text/css".into()),
+                "not an HTML page (text/css)",
+                "not an HTML page",
+            ),
+            (
+                Exclusion::NoVector("no vector (no row in the embeddings export)".into()),
+                "no vector (no row in the embeddings export)",
+                "no vector",
+            ),
+            (
+                Exclusion::Thin {
+                    words: 12,
+                    minimum: 50,
+                },
+                "thin: 12 words (minimum 50)",
+                "thin",
+            ),
+            (
+                Exclusion::NotIndexable(String::new()),
+                "not indexable",
+                "not indexable",
+            ),
+            (
+                Exclusion::NotIndexable("Canonicalised".into()),
+                "not indexable (Canonicalised)",
+                "not indexable",
+            ),
+            (
+                Exclusion::Noindex,
+                "not indexable (noindex)",
+                "not indexable",
+            ),
+            (
+                Exclusion::Nofollow,
+                "meta robots nofollow",
+                "meta robots nofollow",
+            ),
+            (
+                Exclusion::NotIncluded(Role::Source),
+                "not matched by --include-source",
+                "not matched by --include-source",
+            ),
+            (
+                Exclusion::Excluded(Role::Destination),
+                "matched by --exclude-destination",
+                "matched by --exclude-destination",
+            ),
+            (
+                Exclusion::NotListed(Role::Source),
+                "not in the source URL list",
+                "not in the source URL list",
+            ),
+            (
+                Exclusion::Redirect("https://a/x".into()),
+                "redirects to https://a/x",
+                "redirects to",
+            ),
+            (
+                Exclusion::Canonicalised("https://a/x".into()),
+                "canonicalised to https://a/x",
+                "canonicalised to",
+            ),
+            (
+                Exclusion::Variant("same page as row 3 (https://a/): a spelling variant".into()),
+                "same page as row 3 (https://a/): a spelling variant",
+                "same page as row 3",
+            ),
+            (
+                Exclusion::TooLong(10),
+                "redirect chain longer than 10 hops",
+                "redirect chain longer than 10 hops",
+            ),
+        ];
+        for (exclusion, text, kind) in cases {
+            assert_eq!(exclusion.to_string(), text);
+            assert_eq!(exclusion.kind(), kind, "{text}");
+        }
     }
 }

@@ -8,21 +8,8 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use crate::crawl::Crawl;
+use crate::crawl::{Crawl, language_tag as tag};
 use crate::normalize::identity::Via;
-
-/// The comparison key of a language tag: its primary subtag, lower-case (`en-US` → `en`,
-/// `fr_CA` → `fr`); `None` for `x-default`, a blank or anything that is not a tag.
-pub fn tag(text: &str) -> Option<String> {
-    let t = text.trim().to_ascii_lowercase();
-    let mut parts = t.split(['-', '_']);
-    let primary = parts.next()?;
-    let primary_ok =
-        (2..=3).contains(&primary.len()) && primary.bytes().all(|b| b.is_ascii_lowercase());
-    let rest_ok =
-        parts.all(|p| (1..=8).contains(&p.len()) && p.bytes().all(|b| b.is_ascii_alphanumeric()));
-    (primary_ok && rest_ok).then(|| primary.to_string())
-}
 
 /// Languages and translation clusters of the analysed pages.
 #[derive(Debug, Clone, Default)]

@@ -27,6 +27,7 @@ pub mod progress;
 pub mod rank;
 pub mod report;
 pub mod review;
+pub mod rng;
 pub mod run;
 pub mod settings;
 pub mod synthetic;

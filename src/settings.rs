@@ -3,16 +3,79 @@
 //! unknown key is an error naming the file and the key) and how they merge with the command
 //! line: options a person typed win over the file, the file wins over the defaults.
 
+use std::fmt;
 use std::path::{Path, PathBuf};
 
 use clap::ValueEnum;
 use serde::Deserialize;
 
 use crate::cli::{GroupScope, Policy, RunArgs};
-use crate::config::ConfigError;
 
 /// The name `linkgap watch` looks for in a client folder.
 pub const FILE_NAME: &str = "linkgap.toml";
+
+/// A settings file that cannot be used, named with its path.
+#[derive(Debug)]
+pub enum SettingsError {
+    /// The file cannot be read.
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        error: std::io::Error,
+    },
+    /// The file is not TOML with the known keys (toml's message names the line and key).
+    Parse {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        error: toml::de::Error,
+    },
+    /// A key's value is not one of its choices.
+    Value {
+        /// The file.
+        path: PathBuf,
+        /// The key.
+        key: &'static str,
+        /// The value as written.
+        value: String,
+        /// The choices, quoted.
+        expected: &'static str,
+    },
+}
+
+impl fmt::Display for SettingsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SettingsError::Read { path, error } => {
+                write!(f, "settings file {}: {error}", path.display())
+            }
+            SettingsError::Parse { path, error } => {
+                write!(f, "settings file {}: {error}", path.display())
+            }
+            SettingsError::Value {
+                path,
+                key,
+                value,
+                expected,
+            } => write!(
+                f,
+                "settings file {}: {key} = {value:?}: expected {expected}",
+                path.display()
+            ),
+        }
+    }
+}
+
+impl std::error::Error for SettingsError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            SettingsError::Read { error, .. } => Some(error),
+            SettingsError::Parse { error, .. } => Some(error),
+            SettingsError::Value { .. } => None,
+        }
+    }
+}
 
 /// The keys of a settings file; every one optional. Names are the long options of
 /// `linkgap run` with `_` for `-`.
@@ -75,11 +138,15 @@ pub struct Settings {
 
 impl Settings {
     /// Read and check a settings file.
-    pub fn load(path: &Path) -> Result<Settings, ConfigError> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| ConfigError(format!("settings file {}: {e}", path.display())))?;
-        let mut settings = Settings::parse(&text)
-            .map_err(|e| ConfigError(format!("settings file {}: {e}", path.display())))?;
+    pub fn load(path: &Path) -> Result<Settings, SettingsError> {
+        let text = std::fs::read_to_string(path).map_err(|error| SettingsError::Read {
+            path: path.to_path_buf(),
+            error,
+        })?;
+        let mut settings = Settings::parse(&text).map_err(|error| SettingsError::Parse {
+            path: path.to_path_buf(),
+            error,
+        })?;
         // A list named in the file is next to the file, wherever linkgap was started from.
         let base = path.parent().unwrap_or(Path::new(""));
         for list in [
@@ -94,6 +161,13 @@ impl Settings {
                 *list = base.join(&*list);
             }
         }
+        let invalid =
+            |key: &'static str, value: &str, expected: &'static str| SettingsError::Value {
+                path: path.to_path_buf(),
+                key,
+                value: value.to_string(),
+                expected,
+            };
         for (key, value) in [
             ("trailing_slash", &settings.trailing_slash),
             ("www", &settings.www),
@@ -101,27 +175,18 @@ impl Settings {
             if let Some(v) = value
                 && policy(v).is_none()
             {
-                return Err(ConfigError(format!(
-                    "settings file {}: {key} = {v:?}: expected \"keep\", \"strip\" or \"add\"",
-                    path.display()
-                )));
+                return Err(invalid(key, v, "\"keep\", \"strip\" or \"add\""));
             }
         }
         if let Some(v) = &settings.group_scope
             && GroupScope::from_str(v, true).is_err()
         {
-            return Err(ConfigError(format!(
-                "settings file {}: group_scope = {v:?}: expected \"same\" or \"all\"",
-                path.display()
-            )));
+            return Err(invalid("group_scope", v, "\"same\" or \"all\""));
         }
         if let Some(v) = &settings.queue
             && crate::cli::QueueChoice::from_str(v, true).is_err()
         {
-            return Err(ConfigError(format!(
-                "settings file {}: queue = {v:?}: expected \"budget\" or \"all\"",
-                path.display()
-            )));
+            return Err(invalid("queue", v, "\"budget\" or \"all\""));
         }
         Ok(settings)
     }

@@ -6,6 +6,8 @@
 //! `--poll-interval` always runs too, because network shares and synced folders often send no
 //! events. `--mode auto` uses events when the system can watch the inbox, `poll` never does.
 
+pub mod crash;
+pub mod layout;
 pub mod set;
 pub mod status;
 
@@ -20,7 +22,9 @@ use std::sync::mpsc::{self, Receiver};
 use std::time::{Duration, Instant, SystemTime};
 
 use crate::cli::{WatchArgs, WatchMode};
-use set::{FileStamp, SetResult};
+pub use crash::CrashPoint;
+use layout::FileStamp;
+use set::SetResult;
 
 /// Why watching cannot go on.
 #[derive(Debug)]
@@ -88,7 +92,7 @@ pub struct Options {
     /// Test hook: sleep after claiming a set.
     pub pause_after_claim: Option<Duration>,
     /// Test hook: abort at this point of a set's life.
-    pub crash_at: Option<String>,
+    pub crash_at: Option<CrashPoint>,
 }
 
 impl Options {
@@ -118,7 +122,7 @@ impl Options {
             mode: args.mode,
             once: args.once,
             pause_after_claim: args.pause_after_claim,
-            crash_at: args.crash_at.clone(),
+            crash_at: args.crash_at,
         })
     }
 }
@@ -153,13 +157,13 @@ pub struct Runner {
     /// Test hook: sleep after claiming.
     pub pause_after_claim: Option<Duration>,
     /// Test hook: abort at this point (see [`Runner::crash_point`]).
-    pub crash_at: Option<String>,
+    pub crash_at: Option<CrashPoint>,
 }
 
 impl Runner {
     /// Test hook: die here, without any cleanup, if the tests asked for it.
-    pub fn crash_point(&self, point: &str) {
-        if self.crash_at.as_deref() == Some(point) {
+    pub fn crash_point(&self, point: CrashPoint) {
+        if self.crash_at == Some(point) {
             eprintln!("linkgap: test hook: aborting at {point}");
             std::process::abort();
         }
@@ -370,7 +374,7 @@ pub fn watch(options: &Options) -> Result<Summary, WatchError> {
     let runner = Runner {
         stop: Arc::new(AtomicBool::new(false)),
         pause_after_claim: options.pause_after_claim,
-        crash_at: options.crash_at.clone(),
+        crash_at: options.crash_at,
     };
     for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
         signal_hook::flag::register(signal, Arc::clone(&runner.stop))
@@ -564,8 +568,8 @@ fn look(
     runner: &Runner,
     summary: &mut Summary,
 ) -> Result<Look, WatchError> {
-    let files = set::scan(&client.dir).map_err(io_err("reading", &client.dir))?;
-    let has_exports = files.iter().any(|f| set::is_export_name(&f.name));
+    let files = layout::scan(&client.dir).map_err(io_err("reading", &client.dir))?;
+    let has_exports = files.iter().any(|f| crate::input::is_export_name(&f.name));
     let tracker = trackers
         .entry(client.name.clone())
         .or_insert_with(|| Tracker {

@@ -265,3 +265,18 @@ impl Table {
 pub fn cell(record: &StringRecord, index: Option<usize>) -> &str {
     index.and_then(|i| record.get(i)).map_or("", str::trim)
 }
+
+/// Whether a file name is hidden (a leading dot) or an Excel lock file (`~$…`): never an
+/// export, and never part of a watched set.
+pub fn is_hidden_name(name: &str) -> bool {
+    name.starts_with('.') || name.starts_with("~$")
+}
+
+/// Whether a name could be an export: the extensions a folder's roles are detected among.
+pub fn is_export_name(name: &str) -> bool {
+    let ext = Path::new(name)
+        .extension()
+        .map(|e| e.to_string_lossy().to_ascii_lowercase())
+        .unwrap_or_default();
+    matches!(ext.as_str(), "csv" | "gz" | "xlsx" | "tsv" | "txt")
+}

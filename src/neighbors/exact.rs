@@ -835,7 +835,7 @@ mod tests {
     }
 
     fn random_rows(n: usize, d: usize, seed: u64, zero_every: usize) -> Vec<f32> {
-        let mut rng = crate::synthetic::Rng::new(seed);
+        let mut rng = crate::rng::Rng::new(seed);
         let mut v: Vec<f32> = (0..n * d).map(|_| rng.normal() as f32).collect();
         for row in v.chunks_mut(d.max(1)) {
             crate::input::embeddings::normalize_in_place(row);
@@ -890,7 +890,7 @@ mod tests {
     fn exact_ties_broken_by_id_both_paths() {
         // Integer entries in {-1, 0, 1}: every dot product is exact, with lots of ties.
         for &(n, d, k) in &[(40, 3, 6), (1500, 4, 5), (1200, 2, 9)] {
-            let mut r = crate::synthetic::Rng::new(n as u64);
+            let mut r = crate::rng::Rng::new(n as u64);
             let xd: Vec<f32> = (0..n * d)
                 .map(|_| (r.next_u64() % 3) as f32 - 1.0)
                 .collect();

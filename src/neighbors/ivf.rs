@@ -33,7 +33,7 @@
 
 use super::exact::{self, Matrix, Neighbor, State, dot_block_par};
 use super::recall::sample_indices;
-use crate::synthetic::Rng;
+use crate::rng::Rng;
 use rayon::prelude::*;
 use std::fmt;
 use std::sync::Mutex;

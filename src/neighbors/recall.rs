@@ -2,7 +2,7 @@
 //! (the Run sheet reports it every run the approximate index is used).
 
 use super::exact::{self, Matrix, Neighbor};
-use crate::synthetic::Rng;
+use crate::rng::Rng;
 
 /// Tie-aware recall: an approximate neighbour counts as a hit if its id is in the exact list, or if
 /// its score is at least the exact list's last score (another page tied with the k-th; relative

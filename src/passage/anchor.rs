@@ -7,9 +7,8 @@
 use std::ops::Range;
 
 use super::blocks::Block;
-use super::score::Phrase;
 use super::stats::SiteStats;
-use super::text::Word;
+use super::text::{Phrase, Word};
 
 /// Longest anchor suggested, in words.
 pub const MAX_ANCHOR_WORDS: usize = 6;

@@ -17,7 +17,7 @@ use url::Url;
 use super::anchor::{self, is_generic};
 use super::blocks::{Block, BlockKind};
 use super::stats::SiteStats;
-use super::text::{Word, words};
+use super::text::{Phrase, Word, title_parts, words};
 
 /// BM25 term saturation.
 const K1: f64 = 1.2;
@@ -29,8 +29,6 @@ const STOP_WEIGHT: f64 = 0.1;
 const PHRASE_BONUS: f64 = 2.0;
 /// Below this passage score there is no natural place.
 pub const FLOOR: f64 = 0.05;
-/// Separators that cut a title into its parts (site name, section number, chapter).
-const TITLE_SEPARATORS: &[&str] = &[" | ", " - ", " – ", " — ", ": ", " · ", " :: ", " / ", ". "];
 
 /// What is known about a destination page.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -41,19 +39,6 @@ pub struct Target {
     pub h1: String,
     /// Anchor texts other pages use to link to it, with how many links use each.
     pub anchors: Vec<(String, u32)>,
-}
-
-/// One phrase that names the destination.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Phrase {
-    /// Its words' hashes, in order.
-    pub words: Vec<u64>,
-    /// Which are stop words.
-    pub stop: Vec<bool>,
-    /// How much it says about the destination, 0–1.
-    pub weight: f64,
-    /// The rarity of its non-stop words (sum of their idf).
-    pub rarity: f64,
 }
 
 /// A destination prepared for scoring: its phrases and query words. Build it once per
@@ -125,28 +110,6 @@ pub fn resolve_href(base: &Url, href: &str) -> Option<Url> {
     }
     url.set_fragment(None);
     Some(url)
-}
-
-/// A title's parts between separators, leading section numbers dropped ("2.6. Joins
-/// Between Tables" → "Joins Between Tables"); a title with no separator is its one part.
-pub fn title_parts(title: &str) -> Vec<String> {
-    let mut pieces = vec![title.to_string()];
-    for sep in TITLE_SEPARATORS {
-        pieces = pieces
-            .iter()
-            .flat_map(|p| p.split(sep).map(str::to_string).collect::<Vec<_>>())
-            .collect();
-    }
-    pieces
-        .iter()
-        .map(|p| {
-            p.trim()
-                .trim_start_matches(|c: char| c.is_ascii_digit() || c == '.' || c == ' ')
-                .trim()
-                .to_string()
-        })
-        .filter(|p| !p.is_empty())
-        .collect()
 }
 
 /// The phrases of a title or H1: the parts that are not site furniture (a part many titles

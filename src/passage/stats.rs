@@ -102,7 +102,7 @@ impl StatsBuilder {
     /// Add one page's title (Internal: All `Title 1`), so that title parts most pages share
     /// (the site name) are known as furniture and never taken for the page's topic.
     pub fn add_title(&mut self, title: &str) {
-        let parts = super::score::title_parts(title);
+        let parts = super::text::title_parts(title);
         if parts.len() < 2 {
             return;
         }

@@ -15,6 +15,44 @@ pub struct Word {
     pub stop: bool,
 }
 
+/// One phrase that names the destination.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Phrase {
+    /// Its words' hashes, in order.
+    pub words: Vec<u64>,
+    /// Which are stop words.
+    pub stop: Vec<bool>,
+    /// How much it says about the destination, 0–1.
+    pub weight: f64,
+    /// The rarity of its non-stop words (sum of their idf).
+    pub rarity: f64,
+}
+
+/// Separators that cut a title into its parts (site name, section number, chapter).
+const TITLE_SEPARATORS: &[&str] = &[" | ", " - ", " – ", " — ", ": ", " · ", " :: ", " / ", ". "];
+
+/// A title's parts between separators, leading section numbers dropped ("2.6. Joins
+/// Between Tables" → "Joins Between Tables"); a title with no separator is its one part.
+pub fn title_parts(title: &str) -> Vec<String> {
+    let mut pieces = vec![title.to_string()];
+    for sep in TITLE_SEPARATORS {
+        pieces = pieces
+            .iter()
+            .flat_map(|p| p.split(sep).map(str::to_string).collect::<Vec<_>>())
+            .collect();
+    }
+    pieces
+        .iter()
+        .map(|p| {
+            p.trim()
+                .trim_start_matches(|c: char| c.is_ascii_digit() || c == '.' || c == ' ')
+                .trim()
+                .to_string()
+        })
+        .filter(|p| !p.is_empty())
+        .collect()
+}
+
 /// English function words: they carry no topic, so they weigh little in scores and never
 /// start or end a suggested anchor.
 const STOP_WORDS: &[&str] = &[

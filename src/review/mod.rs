@@ -6,7 +6,8 @@
 pub mod verify;
 
 use std::collections::{BTreeMap, HashMap};
-use std::path::Path;
+use std::fmt;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::input::{InputError, Table};
@@ -122,6 +123,48 @@ impl Candidate {
     }
 }
 
+/// A `--priority-urls` file that gives no weights, named with its path.
+#[derive(Debug)]
+pub enum ImportanceError {
+    /// The file cannot be read as text.
+    Read(PathBuf, std::io::Error),
+    /// The Search Console table cannot be read.
+    Table(PathBuf, InputError),
+    /// No `URL,weight` line.
+    NoRows(PathBuf),
+    /// A Search Console table with no row holding a page and its Clicks.
+    NoClicks(PathBuf),
+}
+
+impl fmt::Display for ImportanceError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ImportanceError::Read(path, e) => write!(f, "--priority-urls {}: {e}", path.display()),
+            ImportanceError::Table(path, e) => write!(f, "--priority-urls {}: {e}", path.display()),
+            ImportanceError::NoRows(path) => write!(
+                f,
+                "--priority-urls {}: no \"URL,weight\" rows found",
+                path.display()
+            ),
+            ImportanceError::NoClicks(path) => write!(
+                f,
+                "--priority-urls {}: no rows with a page and its Clicks",
+                path.display()
+            ),
+        }
+    }
+}
+
+impl std::error::Error for ImportanceError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            ImportanceError::Read(_, e) => Some(e),
+            ImportanceError::Table(_, e) => Some(e),
+            ImportanceError::NoRows(_) | ImportanceError::NoClicks(_) => None,
+        }
+    }
+}
+
 /// Importance weights from `--priority-urls`: a CSV (or text) of URL and weight, e.g. clicks.
 /// Listed pages get 0.5 + 0.5 × weight / max weight; unlisted pages 0.5.
 #[derive(Debug, Clone, Default)]
@@ -134,12 +177,12 @@ impl Importance {
     /// Read URL, weight pairs; a header row and unparseable weights are skipped and counted.
     /// A Search Console Performance export (the Pages tab: `Top pages, Clicks, Impressions,
     /// CTR, Position`, CSV or XLSX as downloaded) is read by its header, weight = Clicks.
-    pub fn read(path: &Path, rules: &Rules) -> Result<(Importance, usize), String> {
+    pub fn read(path: &Path, rules: &Rules) -> Result<(Importance, usize), ImportanceError> {
         if let Some(read) = Importance::read_search_console(path, rules) {
             return read;
         }
         let text = std::fs::read_to_string(path)
-            .map_err(|e| format!("--priority-urls {}: {e}", path.display()))?;
+            .map_err(|e| ImportanceError::Read(path.to_path_buf(), e))?;
         let mut weights = HashMap::new();
         let mut skipped = 0;
         for line in text.lines() {
@@ -158,10 +201,7 @@ impl Importance {
             }
         }
         if weights.is_empty() {
-            return Err(format!(
-                "--priority-urls {}: no \"URL,weight\" rows found",
-                path.display()
-            ));
+            return Err(ImportanceError::NoRows(path.to_path_buf()));
         }
         let max = weights.values().copied().fold(0.0, f64::max);
         Ok((Importance { weights, max }, skipped))
@@ -172,7 +212,7 @@ impl Importance {
     fn read_search_console(
         path: &Path,
         rules: &Rules,
-    ) -> Option<Result<(Importance, usize), String>> {
+    ) -> Option<Result<(Importance, usize), ImportanceError>> {
         use crate::input::columns::Col;
         let table = Table::open_sheet(path, "Pages")
             .or_else(|_| Table::open(path))
@@ -197,14 +237,11 @@ impl Importance {
             }
         });
         if let Err(e) = read {
-            return Some(Err(format!("--priority-urls {}: {e}", path.display())));
+            return Some(Err(ImportanceError::Table(path.to_path_buf(), e)));
         }
         skipped += report.rejected_total() as usize;
         if weights.is_empty() {
-            return Some(Err(format!(
-                "--priority-urls {}: no rows with a page and its Clicks",
-                path.display()
-            )));
+            return Some(Err(ImportanceError::NoClicks(path.to_path_buf())));
         }
         let max = weights.values().copied().fold(0.0, f64::max);
         Some(Ok((Importance { weights, max }, skipped)))
@@ -489,6 +526,10 @@ fn column_letters(mut i: usize) -> String {
     String::from_utf8(out).unwrap_or_default()
 }
 
+/// Why an earlier Queue row whose URLs do not parse is rejected.
+const NOT_A_PAIR: &str =
+    "the source or destination is not a URL; this row's review cannot be matched to a page pair";
+
 /// Read the Queue and History sheets of an earlier workbook (XLSX as linkgap, Excel,
 /// LibreOffice or Google Sheets saved it, or the Queue.csv of `--csv-dir`).
 pub fn read_previous(
@@ -633,10 +674,6 @@ fn read_sheet(
     })?;
     Ok(())
 }
-
-/// Why a Queue row whose URLs do not parse is listed.
-const NOT_A_PAIR: &str =
-    "the source or destination is not a URL; this row's review cannot be matched to a page pair";
 
 /// A Queue row: a candidate and its review.
 #[derive(Debug, Clone)]

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
-use crate::crawl::{self, Crawl};
+use crate::crawl::{self, Crawl, CrawlDate};
 use crate::input::{Table, cell};
 use crate::links::{LinkRules, LinkStatus};
 use crate::normalize::identity::{UrlTable, Via};
@@ -195,22 +195,19 @@ fn foreign_check(
 }
 
 /// The later crawl's date: given, else Internal: All's crawl timestamp, else the All Inlinks
-/// file's modification date.
+/// file's modification date, else today.
 fn crawl_date(config: &VerifyConfig, crawl: &Crawl) -> String {
-    config.crawl_date.clone().unwrap_or_else(|| {
-        crawl
-            .internal
-            .as_ref()
-            .and_then(|i| i.crawl_timestamp.clone())
-            .map_or_else(
-                || {
-                    std::fs::metadata(&config.inlinks)
-                        .and_then(|m| m.modified())
-                        .map_or_else(|_| crate::dates::today(), crate::dates::format_date)
-                },
-                |t| t.chars().take(10).collect(),
-            )
-    })
+    let date = match &config.crawl_date {
+        Some(given) => CrawlDate::Given(given.clone()),
+        None => CrawlDate::of(
+            [crawl
+                .internal
+                .as_ref()
+                .and_then(|i| i.crawl_timestamp.as_deref())],
+            &config.inlinks,
+        ),
+    };
+    date.date().map_or_else(crate::dates::today, str::to_string)
 }
 
 /// The Queue after checking: every column kept as it was; Verification, State and Change

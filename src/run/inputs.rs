@@ -10,6 +10,7 @@ use anyhow::{Context, Result};
 use sha2::{Digest, Sha256};
 
 use crate::config::Inputs;
+use crate::crawl::CrawlDate;
 use crate::input::Table;
 use crate::input::embeddings::Embeddings;
 use crate::input::internal::Internal;
@@ -85,43 +86,20 @@ impl Tables {
     }
 }
 
-/// When the crawl ran, as the exports say.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) enum CrawlDate {
-    /// The latest Crawl Timestamp of Internal: All or the AI tab, first ten characters.
-    Exported(String),
-    /// No timestamp: the All Inlinks file's modification date.
-    FileDate(String),
-}
-
-impl CrawlDate {
-    /// Internal: All's timestamp wins over the embeddings export's; else the file date.
-    pub(super) fn of(emb: &Embeddings, internal: Option<&Internal>, inlinks: &Path) -> CrawlDate {
-        internal
-            .and_then(|i| i.crawl_timestamp.clone())
-            .or_else(|| emb.crawl_timestamp.clone())
-            .map_or_else(
-                || CrawlDate::FileDate(file_date(inlinks)),
-                |t| CrawlDate::Exported(t.chars().take(10).collect()),
-            )
-    }
-
-    /// The date the exports carry, for `linkgap watch` to name the workbook.
-    pub(super) fn exported(&self) -> Option<String> {
-        match self {
-            CrawlDate::Exported(d) => Some(d.clone()),
-            CrawlDate::FileDate(_) => None,
-        }
-    }
-}
-
-impl std::fmt::Display for CrawlDate {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            CrawlDate::Exported(d) => f.write_str(d),
-            CrawlDate::FileDate(d) => write!(f, "{d} (file date of the All Inlinks export)"),
-        }
-    }
+/// The crawl date: Internal: All's timestamp wins over the embeddings export's; else the
+/// All Inlinks file's date.
+pub(super) fn crawl_date(
+    emb: &Embeddings,
+    internal: Option<&Internal>,
+    inlinks: &Path,
+) -> CrawlDate {
+    CrawlDate::of(
+        [
+            internal.and_then(|i| i.crawl_timestamp.as_deref()),
+            emb.crawl_timestamp.as_deref(),
+        ],
+        inlinks,
+    )
 }
 
 fn file_digest(path: &Path) -> io::Result<(u64, String)> {
@@ -143,10 +121,4 @@ fn file_digest(path: &Path) -> io::Result<(u64, String)> {
         let _ = write!(hex, "{b:02x}");
     }
     Ok((size, hex))
-}
-
-fn file_date(path: &Path) -> String {
-    std::fs::metadata(path)
-        .and_then(|m| m.modified())
-        .map_or_else(|_| "unknown".into(), crate::dates::format_date)
 }

@@ -31,9 +31,10 @@ use crate::report::{Report, Role};
 use crate::review;
 use crate::workbook::{self, Cell, Sheet, WorkbookWriter};
 
+use crate::crawl::CrawlDate;
 use analysis::Analysis;
 use clock::Stages;
-use inputs::{CrawlDate, Tables};
+use inputs::Tables;
 use pages::PageSet;
 use search::Compared;
 
@@ -46,9 +47,9 @@ pub struct Outcome {
     pub summary: String,
     /// Wall time per stage, one line.
     pub stages: String,
-    /// The crawl date the exports carry (first ten characters of the latest Crawl Timestamp
-    /// of Internal: All or the AI tab), if any. `linkgap watch` names workbooks by it.
-    pub crawl_date: Option<String>,
+    /// The crawl date (first ten characters of the latest Crawl Timestamp of Internal: All
+    /// or the AI tab, else the All Inlinks file's date). `linkgap watch` names workbooks by it.
+    pub crawl_date: CrawlDate,
 }
 
 /// Run the pipeline and write the workbook.
@@ -143,7 +144,7 @@ pub fn run(config: &RunConfig) -> Result<Outcome> {
         added_columns,
     } = queue::carry_forward(config, candidates, &crawl, &pages, &mut report)?;
     let counts = analysis.counts();
-    let crawl_date = CrawlDate::of(&emb, crawl.internal.as_ref(), &config.inputs.inlinks);
+    let crawl_date = inputs::crawl_date(&emb, crawl.internal.as_ref(), &config.inputs.inlinks);
     let mut summary = sheets::summary::sheet(&sheets::summary::SummaryInput {
         config,
         crawl_date: &crawl_date,
@@ -209,7 +210,7 @@ pub fn run(config: &RunConfig) -> Result<Outcome> {
         rejected,
         summary,
         stages: clock.describe(),
-        crawl_date: crawl_date.exported(),
+        crawl_date: crawl_date.clone(),
     })
 }
 

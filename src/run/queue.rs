@@ -272,20 +272,11 @@ pub(super) fn carry_forward(
                 LinkStatus::ViaRedirect => {
                     format!("a body link exists via a redirect in this crawl ({today})")
                 }
-                _ if pages[&s].decision.source.is_err() => format!(
-                    "the source is no longer eligible: {}",
-                    pages[&s].decision.source.clone().err().unwrap_or_default()
-                ),
-                _ if pages[&d].decision.destination.is_err() => format!(
-                    "the destination is no longer eligible: {}",
-                    pages[&d]
-                        .decision
-                        .destination
-                        .clone()
-                        .err()
-                        .unwrap_or_default()
-                ),
-                _ => "no longer among the most similar pages".to_string(),
+                _ => match (&pages[&s].decision.source, &pages[&d].decision.destination) {
+                    (Err(why), _) => format!("the source is no longer eligible: {why}"),
+                    (_, Err(why)) => format!("the destination is no longer eligible: {why}"),
+                    _ => "no longer among the most similar pages".to_string(),
+                },
             },
             (None, _) => "the source page is not in this crawl".into(),
             (_, None) => "the destination page is not in this crawl".into(),

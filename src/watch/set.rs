@@ -15,87 +15,16 @@ use std::time::{Duration, SystemTime};
 use clap::Parser;
 use sha2::{Digest, Sha256};
 
+use super::crash::CrashPoint;
+use super::layout::{ERROR_FILE, FAILED, FileStamp, JOURNAL, PROCESSED, WORK_DIR};
 use super::{Client, Runner, WatchError, folder_time, io_err, log};
 use crate::cli::{Cli, Command, RunArgs};
 use crate::config::{Inputs, RunConfig};
-use crate::input::Table;
+use crate::crawl;
+use crate::input::{Table, is_export_name};
 use crate::report::Role;
 use crate::run::{self, Outcome};
 use crate::settings;
-
-/// Claimed sets, one folder each, inside the client folder.
-pub const WORK_DIR: &str = ".linkgap-work";
-/// The journal inside a claimed set's folder.
-pub const JOURNAL: &str = ".linkgap-journal";
-/// Where used exports go.
-pub const PROCESSED: &str = "processed";
-/// Where exports that could not be used go, with [`ERROR_FILE`].
-pub const FAILED: &str = "failed";
-/// The explanation left with a failed set.
-pub const ERROR_FILE: &str = "error.txt";
-
-/// A file as seen in a client folder: what "stopped changing" compares.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FileStamp {
-    /// File name (no folder).
-    pub name: String,
-    /// Size in bytes.
-    pub size: u64,
-    /// Modification time, nanoseconds since 1970.
-    pub modified: u128,
-}
-
-impl FileStamp {
-    fn of(path: &Path, name: String) -> io::Result<FileStamp> {
-        let meta = fs::metadata(path)?;
-        let modified = meta
-            .modified()?
-            .duration_since(SystemTime::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos());
-        Ok(FileStamp {
-            name,
-            size: meta.len(),
-            modified,
-        })
-    }
-}
-
-/// The visible files of a client folder, by name. Hidden files (our journal and status),
-/// Excel lock files (`~$…`) and folders are not part of any set.
-pub fn scan(dir: &Path) -> io::Result<Vec<FileStamp>> {
-    let mut files = Vec::new();
-    for entry in fs::read_dir(dir)? {
-        let entry = entry?;
-        // A name that is not UTF-8 or has a line break could not be written to the journal.
-        let Ok(name) = entry.file_name().into_string() else {
-            continue;
-        };
-        if name.starts_with('.') || name.starts_with("~$") || name.contains(['\n', '\r']) {
-            continue;
-        }
-        let path = entry.path();
-        if !path.is_file() {
-            continue;
-        }
-        match FileStamp::of(&path, name) {
-            Ok(stamp) => files.push(stamp),
-            // Removed between listing and looking: the next scan will not list it either.
-            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
-            Err(e) => return Err(e),
-        }
-    }
-    files.sort_by(|a, b| a.name.cmp(&b.name));
-    Ok(files)
-}
-
-/// Whether a name could be an export (the extensions `config::detect_roles` reads).
-pub fn is_export_name(name: &str) -> bool {
-    let ext = Path::new(name)
-        .extension()
-        .map(|e| e.to_string_lossy().to_ascii_lowercase())
-        .unwrap_or_default();
-    matches!(ext.as_str(), "csv" | "gz" | "xlsx" | "tsv" | "txt")
-}
 
 /// What a settled client folder holds, by header-detected role.
 #[derive(Debug, Default)]
@@ -361,7 +290,7 @@ pub fn claim(
             }
             return Err(io_err("moving", &client.dir.join(&m.name))(e));
         }
-        runner.crash_point("claim-partial");
+        runner.crash_point(CrashPoint::ClaimPartial);
     }
     Ok(Some(Claimed { work, journal }))
 }
@@ -410,14 +339,14 @@ pub fn run_claimed(
     };
     match result {
         Ok((outcome, inputs)) => {
-            runner.crash_point("run-done");
+            runner.crash_point(CrashPoint::RunDone);
             let name = workbook_name(client, &outcome, &inputs);
             journal.state = State::Output(name);
             journal.rejected = outcome.rejected;
             journal
                 .write(&work)
                 .map_err(io_err("writing the journal in", &work))?;
-            runner.crash_point("output-chosen");
+            runner.crash_point(CrashPoint::OutputChosen);
             finish_output(client, &work, &journal, runner)
         }
         Err(error) => finish_failed(client, &work, &journal, &error, runner),
@@ -462,15 +391,10 @@ fn default_args(work: &Path, staged: &Path) -> Result<RunArgs, String> {
 /// `<client>-<crawl date>.xlsx`, with `-2`, `-3`… when a workbook of that name exists (a
 /// second crawl on the same date).
 fn workbook_name(client: &Client, outcome: &Outcome, inputs: &Inputs) -> String {
-    let date = outcome
-        .crawl_date
-        .clone()
-        .filter(|d| is_date(d))
-        .unwrap_or_else(|| {
-            fs::metadata(&inputs.inlinks)
-                .and_then(|m| m.modified())
-                .map_or_else(|_| "undated".into(), |t| folder_time(t)[..10].to_string())
-        });
+    let date = outcome.crawl_date.exported().map_or_else(
+        || crawl::file_date(&inputs.inlinks).unwrap_or_else(|| "undated".into()),
+        str::to_string,
+    );
     let stem = format!("{}-{date}", client.name);
     let path = first_free(|n| {
         client.out_dir.join(if n == 1 {
@@ -492,19 +416,6 @@ fn first_free(candidate: impl Fn(u32) -> PathBuf) -> PathBuf {
         .expect("some suffix is free")
 }
 
-/// `YYYY-MM-DD`: safe in a file name (Screaming Frog's Crawl Timestamp starts this way).
-fn is_date(text: &str) -> bool {
-    let b = text.as_bytes();
-    b.len() == 10
-        && b.iter().enumerate().all(|(i, c)| {
-            if i == 4 || i == 7 {
-                *c == b'-'
-            } else {
-                c.is_ascii_digit()
-            }
-        })
-}
-
 /// Give the staged workbook its final name (if not done yet), record the status, move the
 /// inputs to `processed/`. Every step can be repeated after a crash.
 fn finish_output(
@@ -522,7 +433,7 @@ fn finish_output(
     if staged.exists() {
         fs::rename(&staged, &workbook).map_err(io_err("renaming", &staged))?;
     }
-    runner.crash_point("renamed");
+    runner.crash_point(CrashPoint::Renamed);
     let detail = if rejected > 0 {
         format!("{name} ({rejected} input rows rejected, listed in the workbook)")
     } else {
@@ -530,7 +441,7 @@ fn finish_output(
     };
     super::status::write(&client.dir, "ok", &detail)
         .map_err(io_err("writing status in", &client.dir))?;
-    runner.crash_point("status-written");
+    runner.crash_point(CrashPoint::StatusWritten);
     let moved_to = move_work(client, work, PROCESSED, journal.claimed)?;
     Ok(SetResult::Done {
         workbook,
@@ -565,7 +476,7 @@ fn finish_failed(
     );
     let path = work.join(ERROR_FILE);
     fs::write(&path, text).map_err(io_err("writing", &path))?;
-    runner.crash_point("error-written");
+    runner.crash_point(CrashPoint::ErrorWritten);
     let _ = fs::remove_file(staged_path(client, &journal.id));
     super::status::write(&client.dir, "failed", &one_line(error))
         .map_err(io_err("writing status in", &client.dir))?;
@@ -763,12 +674,5 @@ mod tests {
         );
         b.size = 3;
         assert_ne!(set_id(&[a]), set_id(&[b]));
-    }
-
-    #[test]
-    fn crawl_dates_must_look_like_dates() {
-        assert!(is_date("2026-11-20"));
-        assert!(!is_date("20/11/2026"));
-        assert!(!is_date("2026-11-2"));
     }
 }

@@ -7,7 +7,8 @@ use std::io;
 use std::path::Path;
 use std::time::SystemTime;
 
-use super::set::{self, FAILED, PROCESSED, WORK_DIR};
+use super::layout::{self, FAILED, PROCESSED, WORK_DIR};
+use crate::input::is_export_name;
 
 /// The status file's name inside a client folder.
 pub const FILE: &str = ".linkgap-status";
@@ -70,11 +71,8 @@ pub fn report(inbox: &Path) -> io::Result<String> {
     ]];
     for (name, dir) in &clients {
         let record = read(dir);
-        let waiting = set::scan(dir).map_or(0, |files| {
-            files
-                .iter()
-                .filter(|f| set::is_export_name(&f.name))
-                .count()
+        let waiting = layout::scan(dir).map_or(0, |files| {
+            files.iter().filter(|f| is_export_name(&f.name)).count()
         });
         let in_work = count_dirs(&dir.join(WORK_DIR));
         let mut waiting = format!("{waiting} file(s)");

@@ -4,6 +4,7 @@
 mod defects;
 mod holdout;
 mod identity;
+mod imports;
 mod inputs;
 mod libreoffice;
 mod props;

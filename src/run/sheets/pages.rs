@@ -4,6 +4,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use crate::crawl::Crawl;
+use crate::eligibility::Exclusion;
 use crate::languages::Languages;
 use crate::normalize::identity::Via;
 use crate::workbook::{Cell, Column, Sheet};
@@ -73,26 +74,20 @@ pub(in crate::run) fn sheet(
         let (f, via) = crawl.resolved[id as usize];
         let page = pages.get(&f);
         let identity_reason = match via {
-            Via::Itself => row.note.clone(),
-            Via::Redirect => Some(format!("redirects to {}", urls.url(f))),
-            Via::Canonical => Some(format!("canonicalised to {}", urls.url(f))),
-            Via::Loop => Some("redirect or canonical loop".into()),
-            Via::TooLong => Some(format!(
-                "redirect chain longer than {} hops",
-                crate::normalize::identity::MAX_HOPS
-            )),
+            Via::Itself => row.note.clone().map(Exclusion::Variant),
+            Via::Redirect => Some(Exclusion::Redirect(urls.url(f).to_string())),
+            Via::Canonical => Some(Exclusion::Canonicalised(urls.url(f).to_string())),
+            Via::Loop => Some(Exclusion::Loop),
+            Via::TooLong => Some(Exclusion::TooLong(crate::normalize::identity::MAX_HOPS)),
         };
         let (source, destination) = match (&identity_reason, page) {
             (Some(why), _) => (Err(why.clone()), Err(why.clone())),
             (None, Some(p)) => (p.decision.source.clone(), p.decision.destination.clone()),
-            (None, None) => (
-                Err("not in the embeddings export".to_string()),
-                Err("not in the embeddings export".to_string()),
-            ),
+            (None, None) => (Err(Exclusion::NotEmbedded), Err(Exclusion::NotEmbedded)),
         };
         let eligible = source.is_ok() || destination.is_ok();
         let reason = match (&source, &destination) {
-            (Err(a), Err(b)) if a == b => a.clone(),
+            (Err(a), Err(b)) if a == b => a.to_string(),
             (Err(a), Err(b)) => format!("source: {a}; destination: {b}"),
             (Err(a), Ok(())) => format!("destination only; source: {a}"),
             (Ok(()), Err(b)) => format!("source only; destination: {b}"),
@@ -114,9 +109,9 @@ pub(in crate::run) fn sheet(
             yes_no(eligible),
             Cell::text(reason),
             yes_no(source.is_ok()),
-            Cell::text(source.err().unwrap_or_default()),
+            Cell::text(source.err().map(|e| e.to_string()).unwrap_or_default()),
             yes_no(destination.is_ok()),
-            Cell::text(destination.err().unwrap_or_default()),
+            Cell::text(destination.err().map(|e| e.to_string()).unwrap_or_default()),
             Cell::Int(body.get(&f).map_or(0, Vec::len) as i64),
             Cell::text(group_of.get(&f).cloned().unwrap_or_default()),
         ]);

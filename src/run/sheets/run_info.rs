@@ -10,8 +10,9 @@ use crate::workbook::{Cell, Column, Sheet};
 
 use super::super::analysis::Counts;
 use super::super::clock::Stages;
-use super::super::inputs::{CrawlDate, Digests};
+use super::super::inputs::Digests;
 use super::now_utc;
+use crate::crawl::CrawlDate;
 
 /// Everything the Run sheet records.
 pub(in crate::run) struct RunRecord<'a> {

@@ -12,9 +12,9 @@ use crate::review::{self, HistoryRow, QueueRow};
 use crate::workbook::{Cell, Column, Sheet};
 
 use super::super::analysis::Counts;
-use super::super::inputs::CrawlDate;
 use super::super::pages::Page;
 use super::now_utc;
+use crate::crawl::CrawlDate;
 
 /// What the Summary reports.
 pub(in crate::run) struct SummaryInput<'a> {
@@ -79,7 +79,7 @@ fn pages(rows: &mut Vec<Vec<Cell>>, pages: &BTreeMap<u32, Page>) {
     let mut excluded: BTreeMap<String, usize> = BTreeMap::new();
     for p in pages.values() {
         if let (Err(reason), Err(_)) = (&p.decision.source, &p.decision.destination) {
-            *excluded.entry(reason_kind(reason)).or_default() += 1;
+            *excluded.entry(reason.kind()).or_default() += 1;
         }
     }
     kv(
@@ -244,34 +244,4 @@ pub(in crate::run) fn sheet(s: &SummaryInput<'_>) -> Sheet {
     sheet.key_value = true;
     sheet.rows = rows;
     sheet
-}
-
-/// The kind of an exclusion reason, for counting: "thin: 12 words (minimum 50)" → "thin".
-fn reason_kind(reason: &str) -> String {
-    for prefix in [
-        "redirects to",
-        "canonicalised to",
-        "status ",
-        "not an HTML page",
-        "not indexable",
-        "same page as row",
-    ] {
-        if reason.starts_with(prefix) {
-            return reason
-                .split(" (")
-                .next()
-                .unwrap_or(reason)
-                .split(" http")
-                .next()
-                .unwrap_or(reason)
-                .trim()
-                .to_string();
-        }
-    }
-    reason
-        .split([':', '('])
-        .next()
-        .unwrap_or(reason)
-        .trim()
-        .to_string()
 }
