@@ -75,18 +75,8 @@ pub fn run(config: &RunConfig) -> Result<Outcome> {
     let compared = Compared::new(config, &pages, &crawl);
     clock.lap("eligibility");
 
-    // The vectors, moved in place into URL order: row i is page order[i]. One copy of the
-    // vectors lives through the search; subsets are gathered only when a role excludes pages.
     let dim = emb.dim;
-    let matrix = embeddings::reorder(
-        std::mem::take(&mut emb.data),
-        dim,
-        &compared
-            .order
-            .iter()
-            .map(|f| pages[f].vector.expect("ordered pages have vectors"))
-            .collect::<Vec<_>>(),
-    );
+    let matrix = ordered_matrix(&mut emb, &compared, &pages);
     let mut found = search::neighbours(config, &compared, &matrix, dim, progress);
     clock.lap("neighbour search");
 
@@ -181,6 +171,7 @@ pub fn run(config: &RunConfig) -> Result<Outcome> {
         ],
     });
 
+    let queue_len = queue_rows.len();
     write_sheets(Sheets {
         config,
         progress,
@@ -205,7 +196,14 @@ pub fn run(config: &RunConfig) -> Result<Outcome> {
     drop((crawl, pages, inventory, emb, found, compared, body));
     clock.lap("write workbook");
     let rejected = report.rejected_total();
-    let summary = one_line(config, pages_compared, &counts, rejected, started);
+    let summary = one_line(
+        config,
+        pages_compared,
+        queue_len,
+        &counts,
+        rejected,
+        started,
+    );
     Ok(Outcome {
         rejected,
         summary,
@@ -262,6 +260,22 @@ fn read_inputs(
     clock.lap("read crawl (Internal: All, All Inlinks) and resolve identities");
 
     Ok((emb, emb_ids, emb_stats, crawl))
+}
+
+/// The vectors, moved in place into URL order: row i is page `compared.order[i]`. One copy
+/// of the vectors lives through the search; subsets are gathered only when a role excludes
+/// pages.
+fn ordered_matrix(
+    emb: &mut embeddings::Embeddings,
+    compared: &Compared,
+    pages: &std::collections::BTreeMap<u32, pages::Page>,
+) -> Vec<f32> {
+    let rows: Vec<u32> = compared
+        .order
+        .iter()
+        .map(|f| pages[f].vector.expect("ordered pages have vectors"))
+        .collect();
+    embeddings::reorder(std::mem::take(&mut emb.data), emb.dim, &rows)
 }
 
 /// What the workbook is written from.
@@ -369,14 +383,16 @@ fn excel_notes(
 fn one_line(
     config: &RunConfig,
     pages_compared: usize,
+    queue_len: usize,
     counts: &analysis::Counts,
     rejected: u64,
     started: Instant,
 ) -> String {
     format!(
-        "wrote {}: {} pages compared, {} link opportunities, {} near-duplicate pairs; {} input rows rejected{} ({:.1} s)",
+        "wrote {}: {} pages compared, {} links suggested in the Queue ({} similar pairs without a link), {} near-duplicate pairs; {} input rows rejected{} ({:.1} s)",
         config.out.display(),
         pages_compared,
+        queue_len,
         counts.opportunities,
         counts.near_duplicates,
         rejected,

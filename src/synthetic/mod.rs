@@ -60,6 +60,18 @@ pub struct Exports {
     pub internal: PathBuf,
 }
 
+/// The `k`-th kind (of four, in turn) of bad vector cell real exports carry, in place of
+/// the vector `cell`: the snippet's no-data message, an API error, a vector one value short,
+/// an empty cell.
+pub(crate) fn planted_problem(k: usize, cell: &str) -> String {
+    match k % 4 {
+        0 => "No data returned. Ensure you call 'return seoSpider.data(your_data)'".to_string(),
+        1 => "{\n    \"error\": {\n        \"message\": \"Rate limit reached for text-embedding-3-small\",\n        \"type\": \"requests\"\n    }\n}".to_string(),
+        2 => cell.rsplit_once(',').map(|(a, _)| a.to_string()).unwrap_or_default(),
+        _ => String::new(),
+    }
+}
+
 /// The Custom JavaScript column header Screaming Frog writes for its embeddings snippet.
 pub const EMBEDDING_HEADER: &str = "(ChatGPT) Extract embeddings from page content 1";
 
@@ -371,12 +383,7 @@ pub fn write_exports(dir: &Path, spec: &Spec) -> io::Result<Exports> {
             }
             let bad = spec.messy && i >= hubs && (i - hubs) % 9 == 4;
             let value = if bad {
-                match (i - hubs) / 9 % 4 {
-                    0 => "No data returned. Ensure you call 'return seoSpider.data(your_data)'".to_string(),
-                    1 => "{\n    \"error\": {\n        \"message\": \"Rate limit reached for text-embedding-3-small\",\n        \"type\": \"requests\"\n    }\n}".to_string(),
-                    2 => cell.rsplit_once(',').map(|(a, _)| a.to_string()).unwrap_or_default(),
-                    _ => String::new(),
-                }
+                planted_problem((i - hubs) / 9, &cell)
             } else {
                 cell.clone()
             };

@@ -808,6 +808,7 @@ fn write_vectors(path: &Path, site: &Site, spec: &Spec) -> io::Result<()> {
         ],
     )?;
     let mut cell = String::new();
+    let mut content = 0usize;
     for p in &site.pages {
         if p.status != 200 {
             continue;
@@ -824,9 +825,20 @@ fn write_vectors(path: &Path, site: &Site, spec: &Spec) -> io::Result<()> {
             }
             js_float(*x, &mut cell);
         }
+        // The demo's bad rows, four at most whatever the size: the hold-out harness measures
+        // the rest.
+        let bad = spec.messy && p.kind == Kind::Content && content % 9 == 4 && content / 9 < 4;
+        if p.kind == Kind::Content {
+            content += 1;
+        }
+        let value = if bad {
+            super::planted_problem((content - 1) / 9, &cell)
+        } else {
+            cell.clone()
+        };
         row(
             &mut w,
-            &[&p.url, "text/html; charset=utf-8", "200", "OK", &cell],
+            &[&p.url, "text/html; charset=utf-8", "200", "OK", &value],
         )?;
     }
     w.flush()

@@ -392,18 +392,24 @@ fn a_missing_role_is_fatal_with_one_line() {
 #[test]
 fn samples_are_what_the_generator_writes() {
     let w = Workdir::new("samples");
-    linkgap::synthetic::write_exports(&w.dir, &linkgap::synthetic::Spec::default()).unwrap();
+    // The demo carries page text, so its Queue shows suggested passages and anchors.
+    let spec = linkgap::synthetic::Spec {
+        page_text: true,
+        ..linkgap::synthetic::Spec::default()
+    };
+    linkgap::synthetic::write_exports(&w.dir, &spec).unwrap();
     let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("samples");
     for name in [
         "custom_javascript_all.csv",
         "all_inlinks.csv",
         "internal_all.csv",
+        "custom_extraction_all.csv",
     ] {
         let want = std::fs::read(w.path(name)).unwrap();
         let have = std::fs::read(repo.join(name)).unwrap();
         assert!(
             want == have,
-            "samples/{name} is stale: run `cargo run --bin linkgap-gen -- samples`"
+            "samples/{name} is stale: run `cargo run --bin linkgap-gen -- samples --page-text`"
         );
     }
 }
