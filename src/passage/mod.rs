@@ -18,5 +18,5 @@ pub mod stats;
 pub mod text;
 
 pub use blocks::{Block, BlockKind, Link, split, split_html, split_plain};
-pub use score::{FLOOR, NoPlace, Query, Suggestion, Target, resolve_href, suggest};
+pub use score::{FLOOR, NoPlace, Prepared, Query, Suggestion, Target, resolve_href, suggest};
 pub use stats::{SiteStats, StatsBuilder, TemplateRules};

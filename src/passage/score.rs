@@ -233,39 +233,70 @@ impl Query {
         stats: &SiteStats,
         links_to_target: &dyn Fn(&str) -> bool,
     ) -> Result<Suggestion, NoPlace> {
-        if blocks.is_empty() {
+        let page = Prepared::new(blocks, stats);
+        let links = |i: usize| blocks[i].links.iter().any(|l| links_to_target(&l.href));
+        self.suggest_prepared(&page, &links, stats)
+    }
+
+    /// [`suggest`](Self::suggest) on a source page split into words once for all its
+    /// destinations; `links_to_target(i)` says whether block `i` already links here.
+    pub fn suggest_prepared(
+        &self,
+        page: &Prepared<'_>,
+        links_to_target: &dyn Fn(usize) -> bool,
+        stats: &SiteStats,
+    ) -> Result<Suggestion, NoPlace> {
+        if page.blocks.is_empty() {
             return Err(NoPlace::NoText);
         }
         if self.phrases.is_empty() || self.ideal <= 0.0 {
             return Err(NoPlace::NothingNamesTarget);
         }
-        let mut best: Option<(f64, usize, Vec<Word>)> = None;
-        for (i, block) in blocks.iter().enumerate() {
-            if block.links.iter().any(|l| links_to_target(&l.href)) || stats.is_template(block) {
+        let mut best: Option<(f64, usize)> = None;
+        for (i, block) in page.blocks.iter().enumerate() {
+            let ws = &page.words[i];
+            if ws.is_empty() || page.template[i] || links_to_target(i) {
                 continue;
             }
-            let ws = words(&block.text);
-            if ws.is_empty() {
-                continue;
-            }
-            let score = self.raw(block, &ws, stats) / self.ideal;
+            let score = self.raw(block, ws, stats) / self.ideal;
             // Ties go to the first block: a link belongs at the first mention.
-            if best.as_ref().is_none_or(|(s, _, _)| score > *s) {
-                best = Some((score, i, ws));
+            if best.is_none_or(|(s, _)| score > s) {
+                best = Some((score, i));
             }
         }
-        let (score, i, ws) = best.ok_or(NoPlace::NoFreeBlock)?;
+        let (score, i) = best.ok_or(NoPlace::NoFreeBlock)?;
         if score < FLOOR {
             return Err(NoPlace::BelowFloor { best: score });
         }
-        let block = &blocks[i];
+        let block = &page.blocks[i];
         Ok(Suggestion {
             block: i,
             text: block.text.clone(),
             kind: block.kind,
             score: score.min(1.0),
-            anchor: anchor::choose(block, &ws, &self.phrases, stats),
+            anchor: anchor::choose(block, &page.words[i], &self.phrases, stats),
         })
+    }
+}
+
+/// A source page's blocks with their words and template flags, worked out once and shared
+/// by every destination scored against the page.
+#[derive(Debug, Clone)]
+pub struct Prepared<'a> {
+    /// The page's blocks.
+    pub blocks: &'a [Block],
+    words: Vec<Vec<Word>>,
+    template: Vec<bool>,
+}
+
+impl<'a> Prepared<'a> {
+    /// Split every block of `blocks` into words.
+    pub fn new(blocks: &'a [Block], stats: &SiteStats) -> Prepared<'a> {
+        Prepared {
+            blocks,
+            words: blocks.iter().map(|b| words(&b.text)).collect(),
+            template: blocks.iter().map(|b| stats.is_template(b)).collect(),
+        }
     }
 }
 

@@ -13,7 +13,7 @@ use crate::crawl::Crawl;
 use crate::input::Table;
 use crate::input::page_text;
 use crate::normalize::normalize;
-use crate::passage::{self, Block, Query, StatsBuilder, Target, TemplateRules};
+use crate::passage::{self, Block, Prepared, Query, StatsBuilder, Target, TemplateRules};
 use crate::progress::Progress;
 use crate::report::Report;
 use crate::review::{Candidate, Placement, SuggestedPassage};
@@ -82,11 +82,7 @@ pub(super) fn suggest(
     };
     let table = Table::open(path)
         .with_context(|| format!("reading the page text export {}", path.display()))?;
-    // The Queue's sources: only their blocks are kept.
-    let wanted: HashSet<u32> = candidates
-        .iter()
-        .filter_map(|c| page_of(crawl, config, &c.source))
-        .collect();
+    // Pass 1: the site's statistics from every page; no page's blocks are kept.
     let mut builder = StatsBuilder::new();
     if let Some(internal) = &crawl.internal {
         for u in &internal.urls {
@@ -95,19 +91,14 @@ pub(super) fn suggest(
             }
         }
     }
-    let mut kept: HashMap<u32, Vec<Block>> = HashMap::new();
     report.set_ticker(Some(progress.rows("Reading page text")));
     let read = page_text::read(&table, None, report, &mut |report, stats, page| {
-        let Some(f) = page_of(crawl, config, page.address) else {
+        if page_of(crawl, config, page.address).is_none() {
             report.skip(stats, "not a page of the analysis");
             return;
-        };
-        report.stats(stats).used += 1;
-        let blocks = passage::split(page.text, page.format);
-        builder.add_page(&blocks);
-        if wanted.contains(&f) {
-            kept.entry(f).or_insert(blocks);
         }
+        report.stats(stats).used += 1;
+        builder.add_page(&passage::split(page.text, page.format));
     })
     .with_context(|| format!("reading {}", table.name()))?;
     report.set_ticker(None);
@@ -115,7 +106,9 @@ pub(super) fn suggest(
         share: config.link_rules.template_share,
         min_pages: config.link_rules.template_min_pages,
     });
-    let found = place_all(config, crawl, candidates, &kept, &stats);
+    // Pass 2: each source page's rows are scored as its text streams by, so only a batch of
+    // pages is ever held, and each page is split into words once for all its rows.
+    let found = place_all(config, crawl, &table, candidates, &stats, progress)?;
     Ok(PassageReport {
         source: format!(
             "from {} (extractor \"{}\", {} pages with text, {} template blocks)",
@@ -142,68 +135,125 @@ fn target(crawl: &Crawl, d: u32) -> Target {
     }
 }
 
-/// Suggest a place for every candidate; returns how many got one.
+/// Pages of text held at once in pass 2, scored in parallel.
+const BATCH_PAGES: usize = 2048;
+
+/// Suggest a place for every candidate, reading the page text a second time; returns how
+/// many got one.
 fn place_all(
     config: &RunConfig,
     crawl: &Crawl,
+    table: &Table,
     candidates: &mut [Candidate],
-    kept: &HashMap<u32, Vec<Block>>,
     stats: &passage::SiteStats,
-) -> usize {
-    // One query per destination, shared by its rows.
+    progress: Progress,
+) -> Result<usize> {
+    // One query per destination, shared by its rows; each source page's rows by index.
     let mut queries: HashMap<u32, Query> = HashMap::new();
-    let ids: Vec<(Option<u32>, Option<u32>)> = candidates
-        .iter()
-        .map(|c| {
-            (
-                page_of(crawl, config, &c.source),
-                page_of(crawl, config, &c.destination),
-            )
-        })
-        .collect();
-    for &(_, d) in &ids {
-        if let Some(d) = d {
-            queries
-                .entry(d)
-                .or_insert_with(|| Query::new(&target(crawl, d), stats));
+    let mut rows_of: HashMap<u32, Vec<(usize, u32)>> = HashMap::new();
+    for (i, c) in candidates.iter().enumerate() {
+        let (Some(s), Some(d)) = (
+            page_of(crawl, config, &c.source),
+            page_of(crawl, config, &c.destination),
+        ) else {
+            continue;
+        };
+        queries
+            .entry(d)
+            .or_insert_with(|| Query::new(&target(crawl, d), stats));
+        rows_of.entry(s).or_default().push((i, d));
+    }
+    let mut placed: Vec<(usize, Placement)> = Vec::new();
+    let mut batch: Vec<(u32, String, Vec<Block>)> = Vec::new();
+    let score_batch = |batch: &mut Vec<(u32, String, Vec<Block>)>,
+                       placed: &mut Vec<(usize, Placement)>| {
+        let scored: Vec<Vec<(usize, Placement)>> = batch
+            .par_iter()
+            .map(|(s, address, blocks)| {
+                place_page(config, crawl, &queries, stats, address, blocks, &rows_of[s])
+            })
+            .collect();
+        placed.extend(scored.into_iter().flatten());
+        batch.clear();
+    };
+    // A second read of the same file: its rows were accounted for in pass 1.
+    let mut scratch = Report::new();
+    scratch.set_ticker(Some(progress.rows("Suggesting passages")));
+    let mut done: HashSet<u32> = HashSet::new();
+    page_text::read(table, None, &mut scratch, &mut |_, _, page| {
+        let Some(f) = page_of(crawl, config, page.address) else {
+            return;
+        };
+        if !rows_of.contains_key(&f) || !done.insert(f) {
+            return;
+        }
+        batch.push((
+            f,
+            page.address.to_string(),
+            passage::split(page.text, page.format),
+        ));
+        if batch.len() >= BATCH_PAGES {
+            score_batch(&mut batch, &mut placed);
+        }
+    })
+    .with_context(|| format!("reading {}", table.name()))?;
+    score_batch(&mut batch, &mut placed);
+    scratch.set_ticker(None);
+    let no_text = passage::NoPlace::NoText.to_string();
+    for (s, rows) in &rows_of {
+        if !done.contains(s) {
+            for &(i, _) in rows {
+                candidates[i].placement = Placement::NoText(no_text.clone());
+            }
         }
     }
-    candidates
-        .par_iter_mut()
-        .zip(&ids)
-        .map(|(c, &(s, d))| {
-            let (Some(s), Some(d)) = (s, d) else {
-                return 0;
-            };
-            let Some(blocks) = kept.get(&s) else {
-                c.placement = Placement::NoText(passage::NoPlace::NoText.to_string());
-                return 0;
-            };
-            let base = url::Url::parse(&c.source).ok();
-            let links_to_target = |href: &str| {
-                base.as_ref()
-                    .and_then(|b| passage::resolve_href(b, href))
-                    .and_then(|u| page_of(crawl, config, u.as_str()))
-                    == Some(d)
-            };
-            match queries[&d].suggest(blocks, stats, &links_to_target) {
-                Ok(found) => {
-                    c.placement = Placement::Found(Box::new(SuggestedPassage {
-                        text: found.text,
-                        anchor: found.anchor.map(|(range, _)| range),
-                        strength: found.score,
-                    }));
-                    1
-                }
-                Err(why @ passage::NoPlace::NoText) => {
-                    c.placement = Placement::NoText(why.to_string());
-                    0
-                }
-                Err(why) => {
-                    c.placement = Placement::NoPlace(why.to_string());
-                    0
-                }
-            }
+    let mut found = 0;
+    for (i, p) in placed {
+        found += usize::from(matches!(p, Placement::Found(_)));
+        candidates[i].placement = p;
+    }
+    Ok(found)
+}
+
+/// The placements of one source page's rows (`rows`: candidate index and destination).
+fn place_page(
+    config: &RunConfig,
+    crawl: &Crawl,
+    queries: &HashMap<u32, Query>,
+    stats: &passage::SiteStats,
+    address: &str,
+    blocks: &[Block],
+    rows: &[(usize, u32)],
+) -> Vec<(usize, Placement)> {
+    let page = Prepared::new(blocks, stats);
+    // Where each block's links point, resolved once for all the page's rows.
+    let base = url::Url::parse(address).ok();
+    let targets: Vec<Vec<u32>> = blocks
+        .iter()
+        .map(|b| {
+            b.links
+                .iter()
+                .filter_map(|l| {
+                    base.as_ref()
+                        .and_then(|u| passage::resolve_href(u, &l.href))
+                        .and_then(|u| page_of(crawl, config, u.as_str()))
+                })
+                .collect()
         })
-        .sum()
+        .collect();
+    rows.iter()
+        .map(|&(i, d)| {
+            let links_to = |b: usize| targets[b].contains(&d);
+            let placement = match queries[&d].suggest_prepared(&page, &links_to, stats) {
+                Ok(found) => Placement::Found(Box::new(SuggestedPassage {
+                    text: found.text,
+                    anchor: found.anchor.map(|(range, _)| range),
+                    strength: found.score,
+                })),
+                Err(why @ passage::NoPlace::NoText) => Placement::NoText(why.to_string()),
+                Err(why) => Placement::NoPlace(why.to_string()),
+            };
+            (i, placement)
+        })
+        .collect()
 }
