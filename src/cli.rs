@@ -8,6 +8,8 @@ use std::time::Duration;
 use clap::parser::ValueSource;
 use clap::{ArgMatches, Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 
+use crate::eligibility::GroupScope;
+
 /// linkgap: find missing internal links from Screaming Frog exports.
 ///
 /// Give it the page embeddings (Custom JavaScript or AI tab export) and Bulk Export > Links >
@@ -404,15 +406,6 @@ pub enum QueueChoice {
     /// The strongest few per destination and per source page.
     Budget,
     /// Every candidate.
-    All,
-}
-
-/// Which pairs --group-by allows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum GroupScope {
-    /// Source and destination in the same group.
-    Same,
-    /// Any pair; the group is shown.
     All,
 }
 

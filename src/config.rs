@@ -7,10 +7,11 @@ use std::path::{Path, PathBuf};
 
 use regex::Regex;
 
-use crate::cli::{GroupScope, Policy, RunArgs};
-use crate::eligibility::{EligibilityRules, GroupBy, GroupByError};
+use crate::cli::{IndexChoice, Policy, RunArgs};
+use crate::eligibility::{EligibilityRules, GroupBy, GroupByError, GroupScope};
 use crate::input::{Table, is_export_name, is_hidden_name};
 use crate::links::LinkRules;
+use crate::neighbors::Method;
 use crate::normalize::{Rules, SlashPolicy, WwwPolicy, normalize};
 use crate::report::Role;
 use crate::review::ImportanceError;
@@ -312,7 +313,7 @@ pub struct RunConfig {
     /// Compare pages across languages (`--cross-language`); else only within a language.
     pub cross_language: bool,
     /// Exact, approximate or automatic search.
-    pub index: crate::cli::IndexChoice,
+    pub index: Method,
     /// Queries sampled to measure the approximate index's recall.
     pub recall_sample: usize,
     /// How candidates are ranked and how many the Queue keeps.
@@ -336,6 +337,15 @@ fn policy_www(p: Policy) -> WwwPolicy {
         Policy::Keep => WwwPolicy::Keep,
         Policy::Strip => WwwPolicy::Strip,
         Policy::Add => WwwPolicy::Add,
+    }
+}
+
+/// The search `--index` asks for.
+fn method(choice: IndexChoice) -> Method {
+    match choice {
+        IndexChoice::Exact => Method::Exact,
+        IndexChoice::Approx => Method::Ivf,
+        IndexChoice::Auto => Method::Auto,
     }
 }
 
@@ -600,7 +610,7 @@ impl RunConfig {
                 .map_err(ConfigError::GroupBy)?
                 .map(|g| (g, args.group_scope)),
             cross_language: args.cross_language,
-            index: args.index,
+            index: method(args.index),
             recall_sample: args.recall_sample,
             ranking: crate::rank::Options {
                 budget: match args.queue {

@@ -116,6 +116,15 @@ impl std::error::Error for GroupByError {
     }
 }
 
+/// Which pairs `--group-by` allows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum GroupScope {
+    /// Source and destination in the same group.
+    Same,
+    /// Any pair; the group is shown.
+    All,
+}
+
 /// How pages are put into page-type groups.
 #[derive(Debug, Clone)]
 pub enum GroupBy {

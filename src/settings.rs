@@ -9,7 +9,8 @@ use std::path::{Path, PathBuf};
 use clap::ValueEnum;
 use serde::Deserialize;
 
-use crate::cli::{GroupScope, Policy, RunArgs};
+use crate::cli::{Policy, RunArgs};
+use crate::eligibility::GroupScope;
 
 /// The name `linkgap watch` looks for in a client folder.
 pub const FILE_NAME: &str = "linkgap.toml";
