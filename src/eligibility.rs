@@ -8,6 +8,9 @@ use regex::Regex;
 
 use crate::input::embeddings::is_html;
 
+/// Default word count under which a page is thin (0 turns the check off).
+pub const MIN_WORDS: u32 = 50;
+
 /// What is known about one resolved page.
 #[derive(Debug, Clone, Default)]
 pub struct PageFacts {
