@@ -791,3 +791,152 @@ pub fn detect_roles(folder: &Path) -> Result<Inputs, ConfigError> {
         page_text,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use super::*;
+
+    /// A fresh folder holding `embeddings.csv` and `inlinks.csv` (their contents are read by
+    /// the run, not by the validation), and arguments naming them with `--out` in the folder.
+    fn setup() -> (PathBuf, RunArgs) {
+        static N: AtomicUsize = AtomicUsize::new(0);
+        let n = N.fetch_add(1, Ordering::SeqCst);
+        let dir = std::env::temp_dir().join(format!("linkgap-config-{}-{n}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        for name in ["embeddings.csv", "inlinks.csv"] {
+            std::fs::write(dir.join(name), "Address\n").unwrap();
+        }
+        let mut args = RunArgs::defaults(dir.join("report.xlsx"), dir.clone());
+        args.folder = None;
+        args.embeddings = Some(dir.join("embeddings.csv"));
+        args.inlinks = Some(dir.join("inlinks.csv"));
+        (dir, args)
+    }
+
+    #[test]
+    fn valid_arguments_are_accepted() {
+        let (dir, args) = setup();
+        let config = RunConfig::from_args(&args).unwrap();
+        assert_eq!(config.inputs.inlinks, dir.join("inlinks.csv"));
+        assert_eq!(config.index, Method::Auto);
+        assert_eq!(config.top_k, crate::neighbors::TOP_K);
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn out_may_not_be_an_input_however_spelled() {
+        let (dir, mut args) = setup();
+        std::fs::write(dir.join("inlinks.xlsx"), "").unwrap();
+        args.inlinks = Some(dir.join("inlinks.xlsx"));
+        args.out = dir.join(".").join("inlinks.xlsx");
+        let err = RunConfig::from_args(&args).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                ConfigError::OutIsInput {
+                    role: "All Inlinks",
+                    ..
+                }
+            ),
+            "{err}"
+        );
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn csv_dir_may_not_hold_an_input() {
+        let (dir, mut args) = setup();
+        args.csv_dir = Some(dir.clone());
+        let err = RunConfig::from_args(&args).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                ConfigError::CsvDirHoldsInput {
+                    role: "embeddings",
+                    ..
+                }
+            ),
+            "{err}"
+        );
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn a_bad_regex_is_named_on_one_line() {
+        let (dir, mut args) = setup();
+        args.exclude_destination = Some("(unclosed".into());
+        let err = RunConfig::from_args(&args).unwrap_err();
+        assert!(
+            matches!(&err, ConfigError::Regex { option: "--exclude-destination", pattern, .. } if pattern == "(unclosed"),
+            "{err}"
+        );
+        let text = err.to_string();
+        assert!(!text.contains('\n'), "{text}");
+        assert!(text.contains("unclosed group"), "{text}");
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn a_missing_file_is_refused() {
+        let (dir, mut args) = setup();
+        args.internal = Some(dir.join("internal_all.csv"));
+        let err = RunConfig::from_args(&args).unwrap_err();
+        assert!(
+            matches!(&err, ConfigError::NoSuchFile { path, .. } if path.ends_with("internal_all.csv")),
+            "{err}"
+        );
+        args.internal = None;
+        args.previous = Some(dir.clone());
+        let err = RunConfig::from_args(&args).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                ConfigError::IsFolder {
+                    option: "--previous",
+                    ..
+                }
+            ),
+            "{err}"
+        );
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn values_out_of_range_are_refused() {
+        let (dir, mut args) = setup();
+        args.top_k = 0;
+        let err = RunConfig::from_args(&args).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                ConfigError::OutOfRange {
+                    option: "--top-k",
+                    ..
+                }
+            ),
+            "{err}"
+        );
+        args.top_k = 5;
+        args.near_duplicate = 1.5;
+        let err = RunConfig::from_args(&args).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "--near-duplicate must be between 0 and 1, not 1.5"
+        );
+        args.near_duplicate = 0.9;
+        args.queue_limit_source = 0;
+        let err = RunConfig::from_args(&args).unwrap_err();
+        assert!(matches!(err, ConfigError::ZeroQueueLimit), "{err}");
+        args.queue_limit_source = 3;
+        args.body_positions = vec![" ".into()];
+        let err = RunConfig::from_args(&args).unwrap_err();
+        assert!(matches!(err, ConfigError::NoBodyPositions), "{err}");
+        args.body_positions = vec!["Content".into()];
+        args.out = dir.join("report.csv");
+        let err = RunConfig::from_args(&args).unwrap_err();
+        assert!(matches!(err, ConfigError::OutNotXlsx(_)), "{err}");
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+}
