@@ -9,7 +9,7 @@ use regex::Regex;
 
 use crate::cli::{IndexChoice, Policy, RunArgs};
 use crate::eligibility::{EligibilityRules, GroupBy, GroupByError, GroupScope};
-use crate::input::{Table, is_export_name, is_hidden_name};
+use crate::input::{InputError, Table, is_export_name, is_hidden_name};
 use crate::links::LinkRules;
 use crate::neighbors::Method;
 use crate::normalize::{Rules, SlashPolicy, WwwPolicy, normalize};
@@ -96,8 +96,8 @@ pub enum ConfigError {
         option: &'static str,
         /// The file.
         path: PathBuf,
-        /// Why.
-        error: std::io::Error,
+        /// Why (the reader's message names the file).
+        error: InputError,
     },
     /// A URL list holds no URL.
     EmptyUrlList {
@@ -195,11 +195,7 @@ impl fmt::Display for ConfigError {
                 dir.display(),
                 input.display()
             ),
-            ConfigError::UrlList {
-                option,
-                path,
-                error,
-            } => write!(f, "{option} {}: {error}", path.display()),
+            ConfigError::UrlList { option, error, .. } => write!(f, "{option} {error}"),
             ConfigError::EmptyUrlList { option, path } => write!(
                 f,
                 "{option} {}: no URLs found (one per line, or in the first column)",
@@ -256,7 +252,8 @@ impl std::error::Error for ConfigError {
             ConfigError::Settings(e) => Some(e),
             ConfigError::Importance(e) => Some(e),
             ConfigError::GroupBy(e) => Some(e),
-            ConfigError::UrlList { error, .. } | ConfigError::Folder { error, .. } => Some(error),
+            ConfigError::UrlList { error, .. } => Some(error),
+            ConfigError::Folder { error, .. } => Some(error),
             _ => None,
         }
     }
@@ -459,24 +456,15 @@ fn url_list(
     rules: &Rules,
 ) -> Result<Option<HashSet<String>>, ConfigError> {
     let Some(path) = path else { return Ok(None) };
-    let text = std::fs::read_to_string(path).map_err(|error| ConfigError::UrlList {
+    let rows = crate::input::list::rows(path).map_err(|error| ConfigError::UrlList {
         option,
         path: path.clone(),
         error,
     })?;
-    let mut set = HashSet::new();
-    for line in text.lines() {
-        let first = line
-            .split([',', ';', '\t'])
-            .next()
-            .unwrap_or("")
-            .trim()
-            .trim_matches('"')
-            .trim_start_matches('\u{FEFF}');
-        if let Ok(url) = normalize(first, rules) {
-            set.insert(url);
-        }
-    }
+    let set: HashSet<String> = rows
+        .iter()
+        .filter_map(|row| normalize(row.first()?, rules).ok())
+        .collect();
     if set.is_empty() {
         return Err(ConfigError::EmptyUrlList {
             option,
@@ -898,6 +886,37 @@ mod tests {
                     ..
                 }
             ),
+            "{err}"
+        );
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn url_lists_keep_quoted_commas() {
+        let (dir, _) = setup();
+        let path = dir.join("sources.csv");
+        std::fs::write(
+            &path,
+            "URL;Note\n\"https://e.com/a;b\";x\nhttps://e.com/c;y\n",
+        )
+        .unwrap();
+        let rules = Rules::default();
+        let list = url_list("--source-list", Some(&path), &rules)
+            .unwrap()
+            .unwrap();
+        let want: HashSet<String> = ["https://e.com/a;b", "https://e.com/c"]
+            .iter()
+            .map(|u| normalize(u, &rules).unwrap())
+            .collect();
+        assert_eq!(list, want);
+        std::fs::write(&path, "URL\n\n").unwrap();
+        let err = url_list("--source-list", Some(&path), &rules).unwrap_err();
+        assert!(matches!(err, ConfigError::EmptyUrlList { .. }), "{err}");
+        let gone = dir.join("gone.csv");
+        let err = url_list("--source-list", Some(&gone), &rules).unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with(&format!("--source-list {}: ", gone.display())),
             "{err}"
         );
         std::fs::remove_dir_all(dir).unwrap();

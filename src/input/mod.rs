@@ -7,6 +7,7 @@ pub mod columns;
 pub mod embeddings;
 pub mod inlinks;
 pub mod internal;
+pub mod list;
 pub mod page_text;
 pub mod source;
 
