@@ -8,6 +8,9 @@ use std::time::Duration;
 use clap::parser::ValueSource;
 use clap::{ArgMatches, Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 
+use crate::eligibility::{self, GroupScope};
+use crate::{links, neighbors, rank};
+
 /// linkgap: find missing internal links from Screaming Frog exports.
 ///
 /// Give it the page embeddings (Custom JavaScript or AI tab export) and Bulk Export > Links >
@@ -106,7 +109,7 @@ pub struct VerifyArgs {
     #[arg(
         long,
         value_delimiter = ',',
-        default_value = "Content",
+        default_value = links::BODY_POSITION,
         value_name = "NAMES"
     )]
     pub body_positions: Vec<String>,
@@ -158,7 +161,7 @@ pub struct RunArgs {
     pub client: Option<String>,
 
     /// How many similar pages to list for each page.
-    #[arg(long, short = 'k', default_value_t = 5, value_name = "N")]
+    #[arg(long, short = 'k', default_value_t = neighbors::TOP_K, value_name = "N")]
     pub top_k: usize,
 
     /// The embeddings column, when its header is not one Screaming Frog writes by default.
@@ -167,11 +170,11 @@ pub struct RunArgs {
 
     /// Pairs at least this similar (0–1) are near-duplicates: listed for review, never
     /// suggested as links.
-    #[arg(long, default_value_t = 0.95, value_name = "SCORE")]
+    #[arg(long, default_value_t = rank::NEAR_DUPLICATE, value_name = "SCORE")]
     pub near_duplicate: f64,
 
     /// Pages with fewer words (Word Count from Internal: All) are thin and left out. 0 = off.
-    #[arg(long, default_value_t = 50, value_name = "WORDS")]
+    #[arg(long, default_value_t = eligibility::MIN_WORDS, value_name = "WORDS")]
     pub min_words: u32,
 
     /// Link Positions that count as body links; every other position is a template link.
@@ -179,18 +182,18 @@ pub struct RunArgs {
     #[arg(
         long,
         value_delimiter = ',',
-        default_value = "Content",
+        default_value = links::BODY_POSITION,
         value_name = "NAMES"
     )]
     pub body_positions: Vec<String>,
 
     /// A Content link whose Link Path and destination repeat on at least this share of linking
     /// pages is a template block (breadcrumbs, related-post widgets). 0 = off.
-    #[arg(long, default_value_t = 0.2, value_name = "SHARE")]
+    #[arg(long, default_value_t = links::TEMPLATE_SHARE, value_name = "SHARE")]
     pub template_share: f64,
 
     /// ...and on at least this many pages.
-    #[arg(long, default_value_t = 5, value_name = "PAGES")]
+    #[arg(long, default_value_t = links::TEMPLATE_MIN_PAGES, value_name = "PAGES")]
     pub template_min_pages: u32,
 
     /// Trailing slashes: keep (default; /a and /a/ can be different pages), strip or add.
@@ -272,7 +275,7 @@ pub struct RunArgs {
     pub index: IndexChoice,
 
     /// Queries checked against exact search to report the approximate index's recall.
-    #[arg(long, default_value_t = 1000, value_name = "N")]
+    #[arg(long, default_value_t = neighbors::RECALL_SAMPLE, value_name = "N")]
     pub recall_sample: usize,
 
     /// Let noindex pages carry new links (by default they are neither sources nor
@@ -287,11 +290,11 @@ pub struct RunArgs {
     pub queue: QueueChoice,
 
     /// With --queue budget: new links proposed per destination at most.
-    #[arg(long, default_value_t = crate::rank::PER_DESTINATION, value_name = "N")]
+    #[arg(long, default_value_t = rank::PER_DESTINATION, value_name = "N")]
     pub queue_limit_destination: usize,
 
     /// With --queue budget: new links proposed per source page at most.
-    #[arg(long, default_value_t = crate::rank::PER_SOURCE, value_name = "N")]
+    #[arg(long, default_value_t = rank::PER_SOURCE, value_name = "N")]
     pub queue_limit_source: usize,
 
     /// Skip the ranking's self-check (hiding 10% of the site's body links and counting how
@@ -310,6 +313,53 @@ pub struct RunArgs {
 }
 
 impl RunArgs {
+    /// `linkgap run FOLDER --out OUT` with every other option at its default, none of them
+    /// given (so a `--config` file replaces any): what `linkgap watch` runs on a client folder.
+    pub fn defaults(out: PathBuf, folder: PathBuf) -> RunArgs {
+        RunArgs {
+            folder: Some(folder),
+            embeddings: None,
+            inlinks: None,
+            internal: None,
+            page_text: None,
+            out,
+            csv_dir: None,
+            client: None,
+            top_k: neighbors::TOP_K,
+            embedding_column: None,
+            near_duplicate: rank::NEAR_DUPLICATE,
+            min_words: eligibility::MIN_WORDS,
+            body_positions: vec![links::BODY_POSITION.to_string()],
+            template_share: links::TEMPLATE_SHARE,
+            template_min_pages: links::TEMPLATE_MIN_PAGES,
+            trailing_slash: Policy::Keep,
+            www: Policy::Keep,
+            strip_index: false,
+            tracking_params: None,
+            include_source: None,
+            exclude_source: None,
+            include_destination: None,
+            exclude_destination: None,
+            source_list: None,
+            destination_list: None,
+            config: None,
+            previous: None,
+            priority_urls: None,
+            group_by: None,
+            group_scope: GroupScope::Same,
+            cross_language: false,
+            index: IndexChoice::Auto,
+            recall_sample: neighbors::RECALL_SAMPLE,
+            noindex_sources: false,
+            queue: QueueChoice::Budget,
+            queue_limit_destination: rank::PER_DESTINATION,
+            queue_limit_source: rank::PER_SOURCE,
+            no_self_check: false,
+            quiet: false,
+            given: Vec::new(),
+        }
+    }
+
     /// Whether the option with clap id `id` (the field name) was given on the command line.
     pub fn was_given(&self, id: &str) -> bool {
         self.given.iter().any(|g| g == id)
@@ -407,15 +457,6 @@ pub enum QueueChoice {
     All,
 }
 
-/// Which pairs --group-by allows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum GroupScope {
-    /// Source and destination in the same group.
-    Same,
-    /// Any pair; the group is shown.
-    All,
-}
-
 /// A keep/strip/add policy.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Policy {
@@ -487,6 +528,18 @@ mod tests {
         };
         assert_eq!(args.body_positions, vec!["Content", "Aside"]);
         assert_eq!(args.top_k, 5);
+    }
+
+    #[test]
+    fn run_defaults_are_clap_defaults() {
+        let parsed = Cli::try_parse_from(["linkgap", "run", "--out", "o.xlsx", "--", "in"])
+            .unwrap()
+            .command;
+        let Command::Run(parsed) = parsed else {
+            panic!("run")
+        };
+        let built = RunArgs::defaults("o.xlsx".into(), "in".into());
+        assert_eq!(format!("{built:?}"), format!("{parsed:?}"));
     }
 
     #[test]

@@ -7,10 +7,11 @@ use std::path::{Path, PathBuf};
 
 use regex::Regex;
 
-use crate::cli::{GroupScope, Policy, RunArgs};
-use crate::eligibility::{EligibilityRules, GroupBy, GroupByError};
-use crate::input::{Table, is_export_name, is_hidden_name};
+use crate::cli::{IndexChoice, Policy, RunArgs};
+use crate::eligibility::{EligibilityRules, GroupBy, GroupByError, GroupScope};
+use crate::input::{InputError, Table, is_export_name, is_hidden_name};
 use crate::links::LinkRules;
+use crate::neighbors::Method;
 use crate::normalize::{Rules, SlashPolicy, WwwPolicy, normalize};
 use crate::report::Role;
 use crate::review::ImportanceError;
@@ -95,8 +96,8 @@ pub enum ConfigError {
         option: &'static str,
         /// The file.
         path: PathBuf,
-        /// Why.
-        error: std::io::Error,
+        /// Why (the reader's message names the file).
+        error: InputError,
     },
     /// A URL list holds no URL.
     EmptyUrlList {
@@ -194,11 +195,7 @@ impl fmt::Display for ConfigError {
                 dir.display(),
                 input.display()
             ),
-            ConfigError::UrlList {
-                option,
-                path,
-                error,
-            } => write!(f, "{option} {}: {error}", path.display()),
+            ConfigError::UrlList { option, error, .. } => write!(f, "{option} {error}"),
             ConfigError::EmptyUrlList { option, path } => write!(
                 f,
                 "{option} {}: no URLs found (one per line, or in the first column)",
@@ -255,7 +252,8 @@ impl std::error::Error for ConfigError {
             ConfigError::Settings(e) => Some(e),
             ConfigError::Importance(e) => Some(e),
             ConfigError::GroupBy(e) => Some(e),
-            ConfigError::UrlList { error, .. } | ConfigError::Folder { error, .. } => Some(error),
+            ConfigError::UrlList { error, .. } => Some(error),
+            ConfigError::Folder { error, .. } => Some(error),
             _ => None,
         }
     }
@@ -312,7 +310,7 @@ pub struct RunConfig {
     /// Compare pages across languages (`--cross-language`); else only within a language.
     pub cross_language: bool,
     /// Exact, approximate or automatic search.
-    pub index: crate::cli::IndexChoice,
+    pub index: Method,
     /// Queries sampled to measure the approximate index's recall.
     pub recall_sample: usize,
     /// How candidates are ranked and how many the Queue keeps.
@@ -336,6 +334,15 @@ fn policy_www(p: Policy) -> WwwPolicy {
         Policy::Keep => WwwPolicy::Keep,
         Policy::Strip => WwwPolicy::Strip,
         Policy::Add => WwwPolicy::Add,
+    }
+}
+
+/// The search `--index` asks for.
+fn method(choice: IndexChoice) -> Method {
+    match choice {
+        IndexChoice::Exact => Method::Exact,
+        IndexChoice::Approx => Method::Ivf,
+        IndexChoice::Auto => Method::Auto,
     }
 }
 
@@ -449,24 +456,15 @@ fn url_list(
     rules: &Rules,
 ) -> Result<Option<HashSet<String>>, ConfigError> {
     let Some(path) = path else { return Ok(None) };
-    let text = std::fs::read_to_string(path).map_err(|error| ConfigError::UrlList {
+    let rows = crate::input::list::rows(path).map_err(|error| ConfigError::UrlList {
         option,
         path: path.clone(),
         error,
     })?;
-    let mut set = HashSet::new();
-    for line in text.lines() {
-        let first = line
-            .split([',', ';', '\t'])
-            .next()
-            .unwrap_or("")
-            .trim()
-            .trim_matches('"')
-            .trim_start_matches('\u{FEFF}');
-        if let Ok(url) = normalize(first, rules) {
-            set.insert(url);
-        }
-    }
+    let set: HashSet<String> = rows
+        .iter()
+        .filter_map(|row| normalize(row.first()?, rules).ok())
+        .collect();
     if set.is_empty() {
         return Err(ConfigError::EmptyUrlList {
             option,
@@ -600,7 +598,7 @@ impl RunConfig {
                 .map_err(ConfigError::GroupBy)?
                 .map(|g| (g, args.group_scope)),
             cross_language: args.cross_language,
-            index: args.index,
+            index: method(args.index),
             recall_sample: args.recall_sample,
             ranking: crate::rank::Options {
                 budget: match args.queue {
@@ -780,4 +778,184 @@ pub fn detect_roles(folder: &Path) -> Result<Inputs, ConfigError> {
         internal,
         page_text,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use super::*;
+
+    /// A fresh folder holding `embeddings.csv` and `inlinks.csv` (their contents are read by
+    /// the run, not by the validation), and arguments naming them with `--out` in the folder.
+    fn setup() -> (PathBuf, RunArgs) {
+        static N: AtomicUsize = AtomicUsize::new(0);
+        let n = N.fetch_add(1, Ordering::SeqCst);
+        let dir = std::env::temp_dir().join(format!("linkgap-config-{}-{n}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        for name in ["embeddings.csv", "inlinks.csv"] {
+            std::fs::write(dir.join(name), "Address\n").unwrap();
+        }
+        let mut args = RunArgs::defaults(dir.join("report.xlsx"), dir.clone());
+        args.folder = None;
+        args.embeddings = Some(dir.join("embeddings.csv"));
+        args.inlinks = Some(dir.join("inlinks.csv"));
+        (dir, args)
+    }
+
+    #[test]
+    fn valid_arguments_are_accepted() {
+        let (dir, args) = setup();
+        let config = RunConfig::from_args(&args).unwrap();
+        assert_eq!(config.inputs.inlinks, dir.join("inlinks.csv"));
+        assert_eq!(config.index, Method::Auto);
+        assert_eq!(config.top_k, crate::neighbors::TOP_K);
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn out_may_not_be_an_input_however_spelled() {
+        let (dir, mut args) = setup();
+        std::fs::write(dir.join("inlinks.xlsx"), "").unwrap();
+        args.inlinks = Some(dir.join("inlinks.xlsx"));
+        args.out = dir.join(".").join("inlinks.xlsx");
+        let err = RunConfig::from_args(&args).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                ConfigError::OutIsInput {
+                    role: "All Inlinks",
+                    ..
+                }
+            ),
+            "{err}"
+        );
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn csv_dir_may_not_hold_an_input() {
+        let (dir, mut args) = setup();
+        args.csv_dir = Some(dir.clone());
+        let err = RunConfig::from_args(&args).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                ConfigError::CsvDirHoldsInput {
+                    role: "embeddings",
+                    ..
+                }
+            ),
+            "{err}"
+        );
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn a_bad_regex_is_named_on_one_line() {
+        let (dir, mut args) = setup();
+        args.exclude_destination = Some("(unclosed".into());
+        let err = RunConfig::from_args(&args).unwrap_err();
+        assert!(
+            matches!(&err, ConfigError::Regex { option: "--exclude-destination", pattern, .. } if pattern == "(unclosed"),
+            "{err}"
+        );
+        let text = err.to_string();
+        assert!(!text.contains('\n'), "{text}");
+        assert!(text.contains("unclosed group"), "{text}");
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn a_missing_file_is_refused() {
+        let (dir, mut args) = setup();
+        args.internal = Some(dir.join("internal_all.csv"));
+        let err = RunConfig::from_args(&args).unwrap_err();
+        assert!(
+            matches!(&err, ConfigError::NoSuchFile { path, .. } if path.ends_with("internal_all.csv")),
+            "{err}"
+        );
+        args.internal = None;
+        args.previous = Some(dir.clone());
+        let err = RunConfig::from_args(&args).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                ConfigError::IsFolder {
+                    option: "--previous",
+                    ..
+                }
+            ),
+            "{err}"
+        );
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn url_lists_keep_quoted_commas() {
+        let (dir, _) = setup();
+        let path = dir.join("sources.csv");
+        std::fs::write(
+            &path,
+            "URL;Note\n\"https://e.com/a;b\";x\nhttps://e.com/c;y\n",
+        )
+        .unwrap();
+        let rules = Rules::default();
+        let list = url_list("--source-list", Some(&path), &rules)
+            .unwrap()
+            .unwrap();
+        let want: HashSet<String> = ["https://e.com/a;b", "https://e.com/c"]
+            .iter()
+            .map(|u| normalize(u, &rules).unwrap())
+            .collect();
+        assert_eq!(list, want);
+        std::fs::write(&path, "URL\n\n").unwrap();
+        let err = url_list("--source-list", Some(&path), &rules).unwrap_err();
+        assert!(matches!(err, ConfigError::EmptyUrlList { .. }), "{err}");
+        let gone = dir.join("gone.csv");
+        let err = url_list("--source-list", Some(&gone), &rules).unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with(&format!("--source-list {}: ", gone.display())),
+            "{err}"
+        );
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn values_out_of_range_are_refused() {
+        let (dir, mut args) = setup();
+        args.top_k = 0;
+        let err = RunConfig::from_args(&args).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                ConfigError::OutOfRange {
+                    option: "--top-k",
+                    ..
+                }
+            ),
+            "{err}"
+        );
+        args.top_k = 5;
+        args.near_duplicate = 1.5;
+        let err = RunConfig::from_args(&args).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "--near-duplicate must be between 0 and 1, not 1.5"
+        );
+        args.near_duplicate = 0.9;
+        args.queue_limit_source = 0;
+        let err = RunConfig::from_args(&args).unwrap_err();
+        assert!(matches!(err, ConfigError::ZeroQueueLimit), "{err}");
+        args.queue_limit_source = 3;
+        args.body_positions = vec![" ".into()];
+        let err = RunConfig::from_args(&args).unwrap_err();
+        assert!(matches!(err, ConfigError::NoBodyPositions), "{err}");
+        args.body_positions = vec!["Content".into()];
+        args.out = dir.join("report.csv");
+        let err = RunConfig::from_args(&args).unwrap_err();
+        assert!(matches!(err, ConfigError::OutNotXlsx(_)), "{err}");
+        std::fs::remove_dir_all(dir).unwrap();
+    }
 }

@@ -8,6 +8,9 @@ use regex::Regex;
 
 use crate::input::embeddings::is_html;
 
+/// Default word count under which a page is thin (0 turns the check off).
+pub const MIN_WORDS: u32 = 50;
+
 /// What is known about one resolved page.
 #[derive(Debug, Clone, Default)]
 pub struct PageFacts {
@@ -114,6 +117,15 @@ impl std::error::Error for GroupByError {
             GroupByError::Depth(_) | GroupByError::Form(_) => None,
         }
     }
+}
+
+/// Which pairs `--group-by` allows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum GroupScope {
+    /// Source and destination in the same group.
+    Same,
+    /// Any pair; the group is shown.
+    All,
 }
 
 /// How pages are put into page-type groups.

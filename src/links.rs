@@ -9,6 +9,15 @@ use crate::normalize::identity::{UrlTable, Via};
 use crate::normalize::{Rules, normalize};
 use crate::report::Report;
 
+/// The Link Position counted as body links unless `--body-positions` says otherwise.
+pub const BODY_POSITION: &str = "Content";
+
+/// Default share of linking pages on which a repeated Content link is a template block.
+pub const TEMPLATE_SHARE: f64 = 0.2;
+
+/// Default number of linking pages a template block needs at least.
+pub const TEMPLATE_MIN_PAGES: u32 = 5;
+
 /// How body and template links are told apart.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LinkRules {
@@ -27,9 +36,9 @@ pub struct LinkRules {
 impl Default for LinkRules {
     fn default() -> Self {
         LinkRules {
-            body_positions: vec!["Content".into()],
-            template_share: 0.2,
-            template_min_pages: 5,
+            body_positions: vec![BODY_POSITION.into()],
+            template_share: TEMPLATE_SHARE,
+            template_min_pages: TEMPLATE_MIN_PAGES,
             keep_anchors: false,
         }
     }

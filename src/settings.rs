@@ -9,7 +9,8 @@ use std::path::{Path, PathBuf};
 use clap::ValueEnum;
 use serde::Deserialize;
 
-use crate::cli::{GroupScope, Policy, RunArgs};
+use crate::cli::{Policy, RunArgs};
+use crate::eligibility::GroupScope;
 
 /// The name `linkgap watch` looks for in a client folder.
 pub const FILE_NAME: &str = "linkgap.toml";
@@ -313,6 +314,9 @@ mod tests {
         assert_eq!(merged.min_words, 10, "the file beats the default");
         assert_eq!(merged.www, Policy::Strip);
         assert_eq!(merged.body_positions, vec!["Content", "Aside"]);
-        assert!((merged.near_duplicate - 0.95).abs() < 1e-9, "default kept");
+        assert!(
+            (merged.near_duplicate - crate::rank::NEAR_DUPLICATE).abs() < 1e-9,
+            "default kept"
+        );
     }
 }

@@ -7,6 +7,7 @@ pub mod columns;
 pub mod embeddings;
 pub mod inlinks;
 pub mod internal;
+pub mod list;
 pub mod page_text;
 pub mod source;
 
@@ -279,4 +280,83 @@ pub fn is_export_name(name: &str) -> bool {
         .map(|e| e.to_string_lossy().to_ascii_lowercase())
         .unwrap_or_default();
     matches!(ext.as_str(), "csv" | "gz" | "xlsx" | "tsv" | "txt")
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use super::*;
+
+    const EMBEDDINGS: &str = "\u{FEFF}\"Address\",\"Content Type\",\"Status Code\",\"Status\",\"(ChatGPT) Extract embeddings from page content 1\"\n\
+        \"https://e.com/\",\"text/html\",\"200\",\"OK\",\"0.1,0.2,0.3\"\n\
+        \"https://e.com/a\",\"text/html\",\"200\",\"OK\",\"0.3,0.2,0.1\"\n";
+
+    const INLINKS: &str = "\"Type\",\"Source\",\"Destination\",\"Anchor\",\"Status Code\",\"Follow\",\"Link Position\"\n\
+        \"Hyperlink\",\"https://e.com/\",\"https://e.com/a\",\"A\",\"200\",\"true\",\"Content\"\n";
+
+    const INTERNAL: &str = "\"Address\",\"Content Type\",\"Status Code\",\"Status\",\"Indexability\",\"Indexability Status\",\"Word Count\"\n\
+        \"https://e.com/\",\"text/html\",\"200\",\"OK\",\"Indexable\",\"\",\"420\"\n";
+
+    const EXTRACTION: &str = "\"Address\",\"Status Code\",\"Status\",\"Main Content 1\"\n\
+        \"https://e.com/\",\"200\",\"OK\",\"<p>Hello</p>\"\n";
+
+    /// linkgap's two snippets in one Custom JavaScript export: the vectors and the page text.
+    const BOTH: &str = "\"Address\",\"Status Code\",\"Status\",\"(ChatGPT) Extract embeddings from page content 1\",\"linkgap page text 1\"\n\
+        \"https://e.com/\",\"200\",\"OK\",\"0.1,0.2,0.3\",\"<p>Hello</p>\"\n\
+        \"https://e.com/a\",\"200\",\"OK\",\"0.3,0.2,0.1\",\"<p>World</p>\"\n";
+
+    /// The roles of a CSV file named `name` holding `text`, in a folder of its own (the
+    /// tests run in parallel).
+    fn roles_of(name: &str, text: &str) -> Vec<Role> {
+        static N: AtomicUsize = AtomicUsize::new(0);
+        let n = N.fetch_add(1, Ordering::SeqCst);
+        let dir = std::env::temp_dir().join(format!("linkgap-roles-{}-{n}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        let roles = Table::open(&path).unwrap().roles().unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+        roles
+    }
+
+    #[test]
+    fn an_embeddings_export_is_embeddings() {
+        assert_eq!(
+            roles_of("custom_javascript_all.csv", EMBEDDINGS),
+            vec![Role::Embeddings]
+        );
+    }
+
+    #[test]
+    fn all_inlinks_is_inlinks_only() {
+        assert_eq!(roles_of("all_inlinks.csv", INLINKS), vec![Role::Inlinks]);
+    }
+
+    #[test]
+    fn internal_all_is_internal() {
+        assert_eq!(roles_of("internal_all.csv", INTERNAL), vec![Role::Internal]);
+    }
+
+    #[test]
+    fn a_custom_extraction_is_page_text() {
+        assert_eq!(
+            roles_of("custom_extraction_all.csv", EXTRACTION),
+            vec![Role::PageText]
+        );
+    }
+
+    #[test]
+    fn custom_javascript_with_page_text_is_both() {
+        assert_eq!(
+            roles_of("custom_javascript_all.csv", BOTH),
+            vec![Role::Embeddings, Role::PageText]
+        );
+    }
+
+    #[test]
+    fn a_url_list_has_no_role() {
+        let roles = roles_of("urls.csv", "URL\nhttps://e.com/\nhttps://e.com/a\n");
+        assert!(roles.is_empty(), "{roles:?}");
+    }
 }

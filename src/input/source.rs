@@ -69,6 +69,16 @@ pub struct Source {
 impl Source {
     /// Open `path` and sniff its container.
     pub fn open(path: &Path) -> Result<Source, InputError> {
+        Source::open_with(path, sniff_delimiter)
+    }
+
+    /// Open a list a person saved (`--source-list`, `--priority-urls`): like [`Source::open`],
+    /// but with [`sniff_list_delimiter`].
+    pub fn open_list(path: &Path) -> Result<Source, InputError> {
+        Source::open_with(path, sniff_list_delimiter)
+    }
+
+    fn open_with(path: &Path, sniff: fn(&str) -> u8) -> Result<Source, InputError> {
         let io_err = |e: io::Error| InputError::Io {
             path: path.to_path_buf(),
             source: e,
@@ -119,7 +129,7 @@ impl Source {
             String::from_utf8_lossy(head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&head))
                 .into_owned()
         };
-        let delimiter = sniff_delimiter(&text);
+        let delimiter = sniff(&text);
         Ok(Source {
             path: path.to_path_buf(),
             container: Container::Csv {
@@ -495,6 +505,50 @@ pub(crate) fn sniff_delimiter(text: &str) -> u8 {
     best.0
 }
 
+/// A list's delimiter: [`sniff_delimiter`]'s, except that a tab or a semicolon on every line
+/// beats the comma. A list saved where `1,5` is 1.5 (`url;1,5`) splits as evenly on commas
+/// as on semicolons, and that tie goes to the comma in an export.
+pub(crate) fn sniff_list_delimiter(text: &str) -> u8 {
+    let general = sniff_delimiter(text);
+    if general != b',' {
+        return general;
+    }
+    [b'\t', b';']
+        .into_iter()
+        .find(|&d| on_every_line(text, d))
+        .unwrap_or(general)
+}
+
+/// Whether `delim` is outside quotes on every non-blank line of the first 20.
+fn on_every_line(text: &str, delim: u8) -> bool {
+    let mut lines = 0;
+    let (mut in_quotes, mut blank, mut found) = (false, true, false);
+    for b in text.bytes().chain([b'\n']) {
+        match b {
+            b'"' => {
+                in_quotes = !in_quotes;
+                blank = false;
+            }
+            b'\n' if !in_quotes => {
+                if !blank {
+                    if !found {
+                        return false;
+                    }
+                    lines += 1;
+                    if lines >= 20 {
+                        break;
+                    }
+                }
+                (blank, found) = (true, false);
+            }
+            _ if b == delim && !in_quotes => (blank, found) = (false, true),
+            b'\r' | b' ' => {}
+            _ => blank = false,
+        }
+    }
+    lines > 0
+}
+
 /// A CSV row as text. Windows-1252 exports re-saved by old Excel keep the row, lossily: URLs
 /// and floats are ASCII, so the replacement characters cannot change a match.
 fn decode(bytes: csv::ByteRecord) -> StringRecord {
@@ -674,6 +728,27 @@ impl Read for Utf16Reader {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn list_delimiters_take_decimal_commas_into_account() {
+        assert_eq!(
+            sniff_list_delimiter("https://a/;1,5\nhttps://b/;2,5\n"),
+            b';'
+        );
+        assert_eq!(
+            sniff_list_delimiter("URL\tClicks\nhttps://a/\t1,5\n"),
+            b'\t'
+        );
+        assert_eq!(sniff_list_delimiter("https://a/,1.5\nhttps://b/,2\n"), b',');
+        assert_eq!(
+            sniff_list_delimiter("\"https://a/?x=1;y=2\",3\nhttps://b/,2\n"),
+            b',',
+            "a semicolon in quotes is not a delimiter"
+        );
+        assert_eq!(sniff_list_delimiter("https://a/\n\nhttps://b/\n"), b',');
+        // The general sniffer gives the comma for the first; exports keep that.
+        assert_eq!(sniff_delimiter("https://a/;1,5\nhttps://b/;2,5\n"), b',');
+    }
 
     #[test]
     fn delimiter_sniffing_prefers_the_header_split() {

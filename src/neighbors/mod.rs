@@ -10,6 +10,13 @@ pub mod recall;
 
 pub use exact::{Matrix, Neighbor, top_k, top_k_with_progress};
 
+/// Similar pages listed per page unless `--top-k` says otherwise.
+pub const TOP_K: usize = 5;
+
+/// Queries checked against exact search, by default, to measure the approximate index's
+/// recall.
+pub const RECALL_SAMPLE: usize = 1000;
+
 /// Which search to run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Method {

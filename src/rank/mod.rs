@@ -38,6 +38,10 @@ pub const CANDIDATE_NEIGHBORS: usize = 20;
 /// How many of a destination's most similar pages count for `kn`.
 pub const SIMILAR_PAGES: usize = 10;
 
+/// Default similarity (0–1) from which a pair is a near-duplicate: listed for review, never
+/// proposed.
+pub const NEAR_DUPLICATE: f64 = 0.95;
+
 /// Default budget: new links proposed per destination.
 pub const PER_DESTINATION: usize = 5;
 
@@ -127,7 +131,7 @@ impl Default for Options {
         Options {
             budget: Budget::default(),
             neighbors: CANDIDATE_NEIGHBORS,
-            near_duplicate: 0.95,
+            near_duplicate: NEAR_DUPLICATE as f32,
             min_similarity: f32::NEG_INFINITY,
         }
     }

@@ -126,8 +126,8 @@ impl Candidate {
 /// A `--priority-urls` file that gives no weights, named with its path.
 #[derive(Debug)]
 pub enum ImportanceError {
-    /// The file cannot be read as text.
-    Read(PathBuf, std::io::Error),
+    /// The file cannot be read as a list (the reader's message names the file).
+    Read(InputError),
     /// The Search Console table cannot be read.
     Table(PathBuf, InputError),
     /// No `URL,weight` line.
@@ -139,7 +139,7 @@ pub enum ImportanceError {
 impl fmt::Display for ImportanceError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ImportanceError::Read(path, e) => write!(f, "--priority-urls {}: {e}", path.display()),
+            ImportanceError::Read(e) => write!(f, "--priority-urls {e}"),
             ImportanceError::Table(path, e) => write!(f, "--priority-urls {}: {e}", path.display()),
             ImportanceError::NoRows(path) => write!(
                 f,
@@ -158,8 +158,7 @@ impl fmt::Display for ImportanceError {
 impl std::error::Error for ImportanceError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
-            ImportanceError::Read(_, e) => Some(e),
-            ImportanceError::Table(_, e) => Some(e),
+            ImportanceError::Read(e) | ImportanceError::Table(_, e) => Some(e),
             ImportanceError::NoRows(_) | ImportanceError::NoClicks(_) => None,
         }
     }
@@ -181,14 +180,11 @@ impl Importance {
         if let Some(read) = Importance::read_search_console(path, rules) {
             return read;
         }
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| ImportanceError::Read(path.to_path_buf(), e))?;
+        let rows = crate::input::list::rows(path).map_err(ImportanceError::Read)?;
         let mut weights = HashMap::new();
         let mut skipped = 0;
-        for line in text.lines() {
-            let mut parts = line
-                .split([',', ';', '\t'])
-                .map(|p| p.trim().trim_matches('"').trim_start_matches('\u{FEFF}'));
+        for row in &rows {
+            let mut parts = row.iter().map(String::as_str);
             let (Some(url), weight) = (parts.next(), parts.next()) else {
                 continue;
             };
@@ -1154,6 +1150,41 @@ pub fn carry_counts(rows: &[QueueRow], history: &[HistoryRow]) -> BTreeMap<&'sta
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `--priority-urls` holding `text`, read, with each listed URL's weight.
+    fn importance(name: &str, text: &str, urls: &[&str]) -> Vec<f64> {
+        let dir = std::env::temp_dir().join(format!("linkgap-prio-{}-{name}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        let rules = Rules::default();
+        let (read, _) = Importance::read(&path, &rules).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+        urls.iter()
+            .map(|u| read.weight(&normalize(u, &rules).unwrap()))
+            .collect()
+    }
+
+    #[test]
+    fn priority_weights_with_a_decimal_comma_under_semicolons() {
+        // 1.5 of at most 3: 0.5 + 0.5 × 0.5. Split by hand, `1,5` was 1.
+        let weights = importance(
+            "semicolon.csv",
+            "https://e.com/a;1,5\nhttps://e.com/b;3\n",
+            &["https://e.com/a", "https://e.com/b", "https://e.com/c"],
+        );
+        assert_eq!(weights, [0.75, 1.0, 0.5]);
+    }
+
+    #[test]
+    fn priority_urls_with_quoted_commas() {
+        let weights = importance(
+            "quoted.csv",
+            "URL,Weight\n\"https://e.com/a,b\",2\nhttps://e.com/c,4\n",
+            &["https://e.com/a,b", "https://e.com/c"],
+        );
+        assert_eq!(weights, [0.75, 1.0]);
+    }
 
     fn cand(s: &str, d: &str, fp: &str) -> Candidate {
         Candidate {

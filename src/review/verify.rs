@@ -537,3 +537,170 @@ fn verify_summary(
     );
     sheet
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use super::*;
+
+    /// The later crawl: a body link /a → /b, a navigation (template) link /a → /c, a body
+    /// link /a → /old that redirects to /new, and /d linked only from /b.
+    const INLINKS: &str = "\"Type\",\"Source\",\"Destination\",\"Anchor\",\"Status Code\",\"Follow\",\"Link Position\"\n\
+        \"Hyperlink\",\"https://e.com/a\",\"https://e.com/b\",\"B\",\"200\",\"true\",\"Content\"\n\
+        \"Hyperlink\",\"https://e.com/a\",\"https://e.com/c\",\"C\",\"200\",\"true\",\"Navigation\"\n\
+        \"Hyperlink\",\"https://e.com/a\",\"https://e.com/old\",\"Old\",\"301\",\"true\",\"Content\"\n\
+        \"HTTP Redirect\",\"https://e.com/old\",\"https://e.com/new\",\"\",\"200\",\"true\",\"\"\n\
+        \"Hyperlink\",\"https://e.com/b\",\"https://e.com/d\",\"D\",\"200\",\"true\",\"Content\"\n";
+
+    /// [`INLINKS`] loaded, from a folder of its own (the tests run in parallel).
+    fn crawl() -> Crawl {
+        static N: AtomicUsize = AtomicUsize::new(0);
+        let n = N.fetch_add(1, Ordering::SeqCst);
+        let dir = std::env::temp_dir().join(format!("linkgap-verify-{}-{n}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("all_inlinks.csv");
+        std::fs::write(&path, INLINKS).unwrap();
+        let table = Table::open(&path).unwrap();
+        let crawl = crawl::load(
+            UrlTable::default(),
+            &table,
+            None,
+            &Rules::default(),
+            &LinkRules::default(),
+            Progress::new(true),
+            &mut Report::new(),
+        )
+        .unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+        crawl
+    }
+
+    fn columns() -> Vec<String> {
+        [
+            "Source URL",
+            "Destination URL",
+            "State",
+            "Change Date",
+            VERIFICATION,
+        ]
+        .map(String::from)
+        .to_vec()
+    }
+
+    /// `check_row` on an accepted row from `/a` to `to` whose State is `state`: the row's
+    /// State, Change Date and Verification after, and the count it added to.
+    fn check(crawl: &Crawl, to: &str, state: &str) -> (Vec<String>, Vec<&'static str>) {
+        let values = vec![
+            "https://e.com/a".to_string(),
+            format!("https://e.com{to}"),
+            state.to_string(),
+            "2024-01-01".to_string(),
+            String::new(),
+        ];
+        let review = Review {
+            decision: "accept".into(),
+            state: state.into(),
+            ..Review::default()
+        };
+        let mut counts = HashMap::new();
+        let out = check_row(
+            &columns(),
+            values,
+            &review,
+            crawl,
+            &Rules::default(),
+            "2024-06-01",
+            &mut counts,
+        );
+        (out[2..].to_vec(), counts.into_keys().collect())
+    }
+
+    #[test]
+    fn a_body_link_is_observed_on_the_crawl_date() {
+        let (row, counted) = check(&crawl(), "/b", "published");
+        assert_eq!(
+            row,
+            [
+                "observed",
+                "2024-06-01",
+                "body link found in the crawl of 2024-06-01"
+            ]
+        );
+        assert_eq!(counted, ["observed"]);
+    }
+
+    #[test]
+    fn a_missing_link_reopens_the_row_as_approved() {
+        let (row, counted) = check(&crawl(), "/d", "published");
+        assert_eq!(
+            row,
+            [
+                "approved",
+                "2024-06-01",
+                "not found in the crawl of 2024-06-01; reopened as approved"
+            ]
+        );
+        assert_eq!(counted, ["still missing"]);
+    }
+
+    #[test]
+    fn an_approved_row_still_missing_keeps_its_change_date() {
+        let (row, _) = check(&crawl(), "/d", "approved");
+        assert_eq!(row[..2], ["approved", "2024-01-01"]);
+    }
+
+    #[test]
+    fn a_template_link_is_not_the_body_link() {
+        let (row, counted) = check(&crawl(), "/c", "published");
+        assert_eq!(row[0], "approved");
+        assert_eq!(
+            row[2],
+            format!("{TEMPLATE_NOTE} 2024-06-01; the body link is still missing")
+        );
+        assert_eq!(counted, ["template link only"]);
+    }
+
+    #[test]
+    fn a_link_through_a_redirect_is_said_so() {
+        let (row, counted) = check(&crawl(), "/new", "published");
+        assert_eq!(row[..2], ["published", "2024-01-01"], "state kept");
+        assert!(row[2].starts_with(VIA_REDIRECT_NOTE), "{}", row[2]);
+        assert!(row[2].ends_with("point it at the final URL"), "{}", row[2]);
+        assert_eq!(counted, ["linked via a redirect"]);
+    }
+
+    #[test]
+    fn pages_gone_from_the_crawl_are_named() {
+        let (row, counted) = check(&crawl(), "/gone", "published");
+        assert_eq!(
+            row[2],
+            "the destination page is not in the crawl of 2024-06-01"
+        );
+        assert_eq!(counted, ["destination page missing"]);
+    }
+
+    #[test]
+    fn rows_not_approved_are_left_alone() {
+        let crawl = crawl();
+        let values = vec![
+            "https://e.com/a".to_string(),
+            "https://e.com/b".to_string(),
+            "candidate".to_string(),
+            String::new(),
+            String::new(),
+        ];
+        let mut counts = HashMap::new();
+        let out = check_row(
+            &columns(),
+            values.clone(),
+            &Review::default(),
+            &crawl,
+            &Rules::default(),
+            "2024-06-01",
+            &mut counts,
+        );
+        assert_eq!(out, values);
+        assert!(counts.is_empty());
+    }
+}

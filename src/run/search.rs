@@ -4,9 +4,9 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use crate::cli::{GroupScope, IndexChoice};
 use crate::config::RunConfig;
 use crate::crawl::Crawl;
+use crate::eligibility::GroupScope;
 use crate::languages::Languages;
 use crate::neighbors::{self, Matrix, Neighbor, SearchReport};
 use crate::progress::Progress;
@@ -140,15 +140,6 @@ impl Compared {
     }
 }
 
-/// The search method the configuration asks for.
-fn method(choice: IndexChoice) -> neighbors::Method {
-    match choice {
-        IndexChoice::Exact => neighbors::Method::Exact,
-        IndexChoice::Approx => neighbors::Method::Ivf,
-        IndexChoice::Auto => neighbors::Method::Auto,
-    }
-}
-
 /// Searches `queries` against `candidates` (page ids) in `matrix` (rows in URL order), one
 /// partition per group when links stay within groups.
 struct Searcher<'a> {
@@ -266,7 +257,7 @@ impl Searcher<'_> {
                 },
                 &cand_ranks,
                 self.depth(),
-                method(self.config.index),
+                self.config.index,
                 self.config.recall_sample,
                 &|rows| bar.set_position(base + rows as u64),
             );

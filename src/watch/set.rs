@@ -4,7 +4,7 @@
 //! kill at any moment leaves a state that [`recover`] can finish, and the set id (derived
 //! from the files) makes a re-run write the same staged workbook rather than a second one.
 
-use std::fmt::Write as _;
+use std::fmt::{self, Write as _};
 use std::fs;
 use std::io::{self, Write as _};
 use std::path::{Path, PathBuf};
@@ -12,14 +12,13 @@ use std::sync::atomic::Ordering;
 use std::sync::mpsc;
 use std::time::{Duration, SystemTime};
 
-use clap::Parser;
 use sha2::{Digest, Sha256};
 
 use super::crash::CrashPoint;
 use super::layout::{ERROR_FILE, FAILED, FileStamp, JOURNAL, PROCESSED, WORK_DIR};
 use super::{Client, Runner, WatchError, folder_time, io_err, log};
-use crate::cli::{Cli, Command, RunArgs};
-use crate::config::{Inputs, RunConfig};
+use crate::cli::RunArgs;
+use crate::config::{ConfigError, Inputs, RunConfig};
 use crate::crawl;
 use crate::input::{Table, is_export_name};
 use crate::report::Role;
@@ -332,9 +331,7 @@ pub fn run_claimed(
         match rx.recv_timeout(Duration::from_millis(50)) {
             Ok(result) => break result,
             Err(mpsc::RecvTimeoutError::Timeout) => {}
-            Err(mpsc::RecvTimeoutError::Disconnected) => {
-                break Err("linkgap stopped unexpectedly while reading these exports (a bug; the log has the details)".into());
-            }
+            Err(mpsc::RecvTimeoutError::Disconnected) => break Err(PipelineError::Stopped),
         }
     };
     match result {
@@ -349,13 +346,51 @@ pub fn run_claimed(
             runner.crash_point(CrashPoint::OutputChosen);
             finish_output(client, &work, &journal, runner)
         }
-        Err(error) => finish_failed(client, &work, &journal, &error, runner),
+        Err(error) => finish_failed(client, &work, &journal, &error.to_string(), runner),
+    }
+}
+
+/// Why a claimed set made no workbook; its text goes to `error.txt` and the status.
+#[derive(Debug)]
+pub enum PipelineError {
+    /// The run cannot be configured (the client's `linkgap.toml`, the folder's exports).
+    Config(ConfigError),
+    /// The run failed (anyhow's chain, on one line per cause joined by `: `).
+    Run(anyhow::Error),
+    /// The pipeline's thread ended without an answer (it panicked).
+    Stopped,
+}
+
+impl fmt::Display for PipelineError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PipelineError::Config(e) => e.fmt(f),
+            PipelineError::Run(e) => write!(f, "{e:#}"),
+            PipelineError::Stopped => f.write_str(STOPPED),
+        }
+    }
+}
+
+const STOPPED: &str =
+    "linkgap stopped unexpectedly while reading these exports (a bug; the log has the details)";
+
+impl std::error::Error for PipelineError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            PipelineError::Config(e) => Some(e),
+            PipelineError::Run(e) => Some(e.as_ref()),
+            PipelineError::Stopped => None,
+        }
     }
 }
 
 /// `linkgap run` on the work folder, with the client's `linkgap.toml` over the defaults.
-fn pipeline(client: &Client, work: &Path, staged: &Path) -> Result<(Outcome, Inputs), String> {
-    let mut args = default_args(work, staged)?;
+fn pipeline(
+    client: &Client,
+    work: &Path,
+    staged: &Path,
+) -> Result<(Outcome, Inputs), PipelineError> {
+    let mut args = RunArgs::defaults(staged.to_path_buf(), work.to_path_buf());
     args.client = Some(client.name.clone());
     args.quiet = true;
     // The review decisions of the client's last workbook carry over to this one.
@@ -364,28 +399,9 @@ fn pipeline(client: &Client, work: &Path, staged: &Path) -> Result<(Outcome, Inp
     if toml.is_file() {
         args.config = Some(toml);
     }
-    let config = RunConfig::from_args(&args).map_err(|e| e.to_string())?;
-    let outcome = run::run(&config).map_err(|e| format!("{e:#}"))?;
+    let config = RunConfig::from_args(&args).map_err(PipelineError::Config)?;
+    let outcome = run::run(&config).map_err(PipelineError::Run)?;
     Ok((outcome, config.inputs))
-}
-
-/// `linkgap run`'s defaults, from clap itself so the two commands cannot drift apart.
-fn default_args(work: &Path, staged: &Path) -> Result<RunArgs, String> {
-    let line = [
-        "linkgap".as_ref(),
-        "run".as_ref(),
-        "--out".as_ref(),
-        staged.as_os_str(),
-        "--".as_ref(),
-        work.as_os_str(),
-    ];
-    match Cli::try_parse_from(line)
-        .map_err(|e| e.to_string())?
-        .command
-    {
-        Command::Run(args) => Ok(args),
-        _ => Err("internal error: not a run command".into()),
-    }
 }
 
 /// `<client>-<crawl date>.xlsx`, with `-2`, `-3`… when a workbook of that name exists (a
