@@ -48,6 +48,8 @@ pub struct Query {
     phrases: Vec<Phrase>,
     /// (word hash, query weight × idf).
     terms: Vec<(u64, f64)>,
+    /// (word hash, index in `terms`), sorted by hash for lookups.
+    lookup: Vec<(u64, usize)>,
     /// The score of an ideal place, to scale scores to 0–1.
     ideal: f64,
 }
@@ -187,9 +189,13 @@ impl Query {
             .map(|p| p.weight * p.rarity)
             .fold(0.0, f64::max);
         let ideal = terms.iter().map(|t| t.1).sum::<f64>() + PHRASE_BONUS * best_phrase;
+        let mut lookup: Vec<(u64, usize)> =
+            terms.iter().enumerate().map(|(i, t)| (t.0, i)).collect();
+        lookup.sort_unstable();
         Query {
             phrases,
             terms,
+            lookup,
             ideal,
         }
     }
@@ -201,14 +207,28 @@ impl Query {
 
     /// The unscaled score of one block with its words.
     fn raw(&self, block: &Block, ws: &[Word], stats: &SiteStats) -> f64 {
+        // Each word is looked up once among the query's terms (sorted by hash); a block with
+        // none of them cannot hold a phrase either, and most blocks are such. Terms are summed
+        // in the query's order, as before the lookup, so scores are the same to the bit.
+        let mut hits: Vec<usize> = ws
+            .iter()
+            .filter_map(|w| {
+                self.lookup
+                    .binary_search_by_key(&w.hash, |t| t.0)
+                    .ok()
+                    .map(|i| self.lookup[i].1)
+            })
+            .collect();
+        if hits.is_empty() {
+            return 0.0;
+        }
+        hits.sort_unstable();
         let len = ws.len() as f64;
         let norm = K1 * (1.0 - B + B * len / stats.avg_len.max(1.0));
         let mut bm25 = 0.0;
-        for &(h, weight) in &self.terms {
-            let tf = ws.iter().filter(|w| w.hash == h).count() as f64;
-            if tf > 0.0 {
-                bm25 += weight * tf * (K1 + 1.0) / (tf + norm);
-            }
+        for run in hits.chunk_by(|a, b| a == b) {
+            let tf = run.len() as f64;
+            bm25 += self.terms[run[0]].1 * tf * (K1 + 1.0) / (tf + norm);
         }
         let hashes: Vec<u64> = ws.iter().map(|w| w.hash).collect();
         let phrase = self

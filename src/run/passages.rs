@@ -92,15 +92,38 @@ pub(super) fn suggest(
         }
     }
     report.set_ticker(Some(progress.rows("Reading page text")));
+    // Pages are split in parallel, a batch at a time; the counts add up the same in any order.
+    let mut batch: Vec<(String, page_text::TextFormat)> = Vec::new();
+    let add_batch = |builder: &mut StatsBuilder,
+                     batch: &mut Vec<(String, page_text::TextFormat)>| {
+        let parts: Vec<StatsBuilder> = batch
+            .par_chunks(64)
+            .map(|chunk| {
+                let mut part = StatsBuilder::new();
+                for (text, format) in chunk {
+                    part.add_page(&passage::split(text, *format));
+                }
+                part
+            })
+            .collect();
+        for part in parts {
+            builder.merge(part);
+        }
+        batch.clear();
+    };
     let read = page_text::read(&table, None, report, &mut |report, stats, page| {
         if page_of(crawl, config, page.address).is_none() {
             report.skip(stats, "not a page of the analysis");
             return;
         }
         report.stats(stats).used += 1;
-        builder.add_page(&passage::split(page.text, page.format));
+        batch.push((page.text.to_string(), page.format));
+        if batch.len() >= BATCH_PAGES {
+            add_batch(&mut builder, &mut batch);
+        }
     })
     .with_context(|| format!("reading {}", table.name()))?;
+    add_batch(&mut builder, &mut batch);
     report.set_ticker(None);
     let stats = builder.finish(&TemplateRules {
         share: config.link_rules.template_share,
