@@ -380,6 +380,8 @@ impl Source {
             message: e.to_string(),
         };
         let mut workbook: Xlsx<_> = calamine::open_workbook(&self.path).map_err(xlsx_err)?;
+        // The date system of the workbook, which calamine gives every date cell it reads.
+        let is_1904 = workbook.has_1904_epoch();
         let sheet = self.sheet.clone().unwrap_or_default();
         let mut cells = workbook.worksheet_cells_reader(&sheet).map_err(xlsx_err)?;
         let mut record = StringRecord::new();
@@ -413,7 +415,7 @@ impl Source {
                 record.push_field("");
             }
             value.clear();
-            cell_text(cell.get_value(), &mut value);
+            cell_text(cell.get_value(), is_1904, &mut value);
             record.push_field(&value);
         }
         if let Some(prev) = current {
@@ -423,8 +425,9 @@ impl Source {
     }
 }
 
-/// Text of an XLSX cell as Screaming Frog would have written it to CSV.
-fn cell_text(value: &DataRef<'_>, out: &mut String) {
+/// Text of an XLSX cell as Screaming Frog would have written it to CSV; `is_1904` when the
+/// workbook counts its dates from 1904 (old Mac Excel files).
+fn cell_text(value: &DataRef<'_>, is_1904: bool, out: &mut String) {
     use std::fmt::Write;
     match value {
         DataRef::Empty => {}
@@ -442,8 +445,7 @@ fn cell_text(value: &DataRef<'_>, out: &mut String) {
         }
         DataRef::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
         // A reviewer's typed date: show it as a date, not Excel's day number.
-        // (calamine does not expose the 1904 flag; 1904 workbooks are old Mac Excel files.)
-        DataRef::DateTime(d) => out.push_str(&crate::dates::excel_serial(d.as_f64(), false)),
+        DataRef::DateTime(d) => out.push_str(&crate::dates::excel_serial(d.as_f64(), is_1904)),
         DataRef::Error(e) => {
             let _ = write!(out, "{e}");
         }
@@ -832,5 +834,86 @@ mod tests {
                 .unwrap();
             assert_eq!(out, text, "chunk {chunk}");
         }
+    }
+
+    /// The rows of an XLSX file's first sheet.
+    fn xlsx_rows_of(path: &Path) -> Vec<Vec<String>> {
+        let mut rows = Vec::new();
+        Source::open(path)
+            .unwrap()
+            .for_each_row(
+                &mut |_, r| {
+                    rows.push(r.iter().map(str::to_string).collect());
+                    ControlFlow::Continue(())
+                },
+                &mut |n, e| panic!("row {n}: {e}"),
+            )
+            .unwrap();
+        rows
+    }
+
+    /// A workbook whose first sheet holds, under a header, the date 2026-12-01 written as a date
+    /// and the day number `serial` in a date format.
+    fn dated_workbook(path: &Path, serial: f64) {
+        let mut workbook = rust_xlsxwriter::Workbook::new();
+        let sheet = workbook.add_worksheet();
+        let date = rust_xlsxwriter::Format::new().set_num_format("yyyy-mm-dd");
+        sheet.write_string(0, 0, "Reviewed on").unwrap();
+        let day = rust_xlsxwriter::ExcelDateTime::from_ymd(2026, 12, 1).unwrap();
+        sheet.write_datetime_with_format(1, 0, &day, &date).unwrap();
+        sheet.write_number_with_format(2, 0, serial, &date).unwrap();
+        workbook.save(path).unwrap();
+    }
+
+    #[test]
+    fn xlsx_dates_read_as_calendar_dates() {
+        let dir = std::env::temp_dir().join(format!("linkgap-dates-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("1900.xlsx");
+        dated_workbook(&path, 46_357.5);
+        assert_eq!(
+            xlsx_rows_of(&path),
+            [["Reviewed on"], ["2026-12-01"], ["2026-12-01 12:00"]]
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn xlsx_dates_in_a_1904_workbook_count_from_1904() {
+        let dir = std::env::temp_dir().join(format!("linkgap-1904-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        // 2026-12-01 is day 44,895 from 1904-01-01 (46,357 from 1899-12-30).
+        let plain = dir.join("plain.xlsx");
+        dated_workbook(&plain, 44_895.0);
+        // rust_xlsxwriter writes only 1900 workbooks: set old Mac Excel's flag in workbook.xml.
+        let mut archive = zip::ZipArchive::new(File::open(&plain).unwrap()).unwrap();
+        let mac = dir.join("1904.xlsx");
+        let mut out = zip::ZipWriter::new(File::create(&mac).unwrap());
+        for i in 0..archive.len() {
+            let mut entry = archive.by_index(i).unwrap();
+            let name = entry.name().unwrap().into_owned();
+            if name != "xl/workbook.xml" {
+                out.raw_copy_file(entry).unwrap();
+                continue;
+            }
+            let mut xml = String::new();
+            entry.read_to_string(&mut xml).unwrap();
+            assert!(xml.contains("<workbookPr"), "{xml}");
+            let xml = xml.replacen("<workbookPr", "<workbookPr date1904=\"1\"", 1);
+            out.start_file(name, zip::write::SimpleFileOptions::default())
+                .unwrap();
+            io::Write::write_all(&mut out, xml.as_bytes()).unwrap();
+        }
+        out.finish().unwrap();
+        let rows = xlsx_rows_of(&mac);
+        // The cell written as 2026-12-01 holds 1900's day number, which is four years and a
+        // day later from 1904; the day number written for 1904 reads as 2026-12-01.
+        assert_eq!(rows, [["Reviewed on"], ["2030-12-02"], ["2026-12-01"]]);
+        assert_eq!(
+            xlsx_rows_of(&plain)[2],
+            ["2022-11-30"],
+            "the same serial from 1900"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }
