@@ -6,7 +6,7 @@ use std::fmt::Write;
 use std::path::Path;
 
 use crate::input::columns::Col;
-use crate::input::{Table, embeddings, inlinks, internal};
+use crate::input::{Container, Table, TextEncoding, embeddings, inlinks, internal};
 use crate::report::{Report, Role};
 
 /// Problems listed per file.
@@ -98,6 +98,18 @@ fn describe_header(out: &mut String, table: &Table) {
             .map(|s| format!(", sheet \"{s}\""))
             .unwrap_or_default()
     );
+    if let Container::Csv { encoding, .. } = table.source().container() {
+        let _ = writeln!(
+            out,
+            "  encoding: {}{}",
+            encoding.name(),
+            if encoding == TextEncoding::Windows1252 {
+                " (not valid UTF-8 and no byte-order mark: an old Excel re-save)"
+            } else {
+                ""
+            }
+        );
+    }
     let _ = writeln!(
         out,
         "  header row: {}{}",

@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use csv::StringRecord;
 
 pub use columns::{Col, Header};
-pub use source::{Container, Source};
+pub use source::{Container, Source, TextEncoding};
 
 use crate::report::{Rejection, Report, Role};
 

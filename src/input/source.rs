@@ -1,7 +1,7 @@
 //! Raw row access to one export file, whatever its container: CSV (UTF-8 with or without BOM,
-//! UTF-16 "Unicode text", comma/semicolon/tab delimited, optionally gzip-compressed) or XLSX
-//! (first sheet, streamed cell by cell). Rows come out as `StringRecord`s with their
-//! spreadsheet row number; nothing here knows what the columns mean.
+//! UTF-16 "Unicode text", Windows-1252 from old Excel re-saves, comma/semicolon/tab delimited,
+//! optionally gzip-compressed) or XLSX (first sheet, streamed cell by cell). Rows come out as
+//! `StringRecord`s with their spreadsheet row number; nothing here knows what the columns mean.
 
 use std::fs::File;
 use std::io::{self, BufReader, Read};
@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 
 use calamine::{DataRef, Reader, Xlsx};
 use csv::StringRecord;
+use encoding_rs_io::DecodeReaderBytesBuilder;
 
 use super::InputError;
 
@@ -20,8 +21,8 @@ pub enum Container {
     Csv {
         /// The field delimiter found.
         delimiter: u8,
-        /// Whether the text was UTF-16 and has been decoded.
-        utf16: bool,
+        /// The text's encoding, decoded to UTF-8 as it is read.
+        encoding: TextEncoding,
         /// Whether the file was gzip-compressed.
         gzip: bool,
     },
@@ -36,7 +37,7 @@ impl Container {
             Container::Xlsx => "XLSX".to_string(),
             Container::Csv {
                 delimiter,
-                utf16,
+                encoding,
                 gzip,
             } => {
                 let delim = match delimiter {
@@ -45,13 +46,77 @@ impl Container {
                     b'\t' => "tab",
                     _ => "other",
                 };
+                // UTF-8, the usual case, goes unnamed.
+                let encoding = match encoding {
+                    TextEncoding::Utf8 => "",
+                    TextEncoding::Utf16Le | TextEncoding::Utf16Be => ", UTF-16",
+                    TextEncoding::Windows1252 => ", Windows-1252",
+                };
                 format!(
-                    "CSV ({delim}{}{})",
-                    if utf16 { ", UTF-16" } else { "" },
+                    "CSV ({delim}{encoding}{})",
                     if gzip { ", gzip" } else { "" }
                 )
             }
         }
+    }
+}
+
+/// How a CSV file's text is encoded, sniffed once per file from its first [`SNIFF_BYTES`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TextEncoding {
+    /// UTF-8, with or without a byte-order mark (what Screaming Frog writes).
+    Utf8,
+    /// UTF-16 little-endian with a byte-order mark (Excel's "Unicode text").
+    Utf16Le,
+    /// UTF-16 big-endian with a byte-order mark.
+    Utf16Be,
+    /// No byte-order mark and not valid UTF-8: an old Excel re-save in the Western Windows code
+    /// page, where é is the byte 0xE9 and ’ is 0x92.
+    Windows1252,
+}
+
+impl TextEncoding {
+    /// The encoding of a file starting with `head`: the one its byte-order mark names; else
+    /// UTF-8 when `head` is valid UTF-8 (a character cut off at its end counts as valid); else
+    /// Windows-1252, which gives every byte a character.
+    pub fn sniff(head: &[u8]) -> TextEncoding {
+        match head {
+            [0xEF, 0xBB, 0xBF, ..] => TextEncoding::Utf8,
+            [0xFF, 0xFE, ..] => TextEncoding::Utf16Le,
+            [0xFE, 0xFF, ..] => TextEncoding::Utf16Be,
+            _ => match std::str::from_utf8(head) {
+                Err(e) if e.error_len().is_some() => TextEncoding::Windows1252,
+                _ => TextEncoding::Utf8,
+            },
+        }
+    }
+
+    /// Its name, for `inspect`.
+    pub fn name(self) -> &'static str {
+        match self {
+            TextEncoding::Utf8 => "UTF-8",
+            TextEncoding::Utf16Le => "UTF-16LE",
+            TextEncoding::Utf16Be => "UTF-16BE",
+            TextEncoding::Windows1252 => "Windows-1252",
+        }
+    }
+
+    /// A reader of `raw` giving UTF-8: UTF-16 and Windows-1252 are decoded (what cannot be
+    /// decoded becomes U+FFFD), UTF-8 passes through as it is, and a byte-order mark is dropped.
+    fn decode(self, raw: Box<dyn Read>) -> Box<dyn Read> {
+        let explicit = match self {
+            // UTF-16 is found by its byte-order mark, as the sniffing found it.
+            TextEncoding::Utf8 | TextEncoding::Utf16Le | TextEncoding::Utf16Be => None,
+            TextEncoding::Windows1252 => Some(encoding_rs::WINDOWS_1252),
+        };
+        Box::new(
+            DecodeReaderBytesBuilder::new()
+                .encoding(explicit)
+                .utf8_passthru(true)
+                .strip_bom(true)
+                .build_with_buffer(raw, vec![0; 1 << 16])
+                .expect("a 64 KiB buffer holds any character"),
+        )
     }
 }
 
@@ -118,23 +183,22 @@ impl Source {
         }
         let gzip = magic.starts_with(&[0x1F, 0x8B]);
         let mut head = Vec::with_capacity(SNIFF_BYTES);
-        decoded_reader(path, gzip)?
+        raw_reader(path, gzip)?
             .take(SNIFF_BYTES as u64)
             .read_to_end(&mut head)
             .map_err(io_err)?;
-        let utf16 = utf16_order(&head).is_some();
-        let text = if let Some(big_endian) = utf16_order(&head) {
-            decode_utf16_lossy(&head[2..], big_endian)
-        } else {
-            String::from_utf8_lossy(head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&head))
-                .into_owned()
-        };
-        let delimiter = sniff(&text);
+        let encoding = TextEncoding::sniff(&head);
+        let mut text = Vec::with_capacity(head.len());
+        encoding
+            .decode(Box::new(io::Cursor::new(head)))
+            .read_to_end(&mut text)
+            .map_err(io_err)?;
+        let delimiter = sniff(&String::from_utf8_lossy(&text));
         Ok(Source {
             path: path.to_path_buf(),
             container: Container::Csv {
                 delimiter,
-                utf16,
+                encoding,
                 gzip,
             },
             sheet: None,
@@ -227,26 +291,21 @@ impl Source {
             Container::Xlsx => self.xlsx_rows(visit),
             Container::Csv {
                 delimiter,
-                utf16,
+                encoding,
                 gzip,
-            } => self.csv_rows(delimiter, utf16, gzip, visit, bad),
+            } => self.csv_rows(delimiter, encoding, gzip, visit, bad),
         }
     }
 
     fn csv_rows(
         &self,
         delimiter: u8,
-        utf16: bool,
+        encoding: TextEncoding,
         gzip: bool,
         visit: &mut dyn FnMut(u64, &StringRecord) -> ControlFlow<()>,
         bad: &mut dyn FnMut(u64, String),
     ) -> Result<(), InputError> {
-        let mut reader = decoded_reader(&self.path, gzip)?;
-        if utf16 {
-            let mut bom = [0u8; 2];
-            read_up_to(&mut reader, &mut bom).map_err(|e| self.io(e))?;
-            reader = Box::new(Utf16Reader::new(reader, bom == [0xFE, 0xFF]));
-        }
+        let reader = encoding.decode(raw_reader(&self.path, gzip)?);
         let quoting = std::rc::Rc::new(std::cell::Cell::new(Quoting::FieldStart));
         let guarded = RecordGuard {
             inner: reader,
@@ -279,9 +338,6 @@ impl Source {
                 }
                 Ok(true) => {
                     row += 1;
-                    if row == 1 {
-                        strip_bom(&mut bytes);
-                    }
                     let Some(previous) = held.as_mut() else {
                         held = Some(std::mem::take(&mut bytes));
                         continue;
@@ -324,6 +380,8 @@ impl Source {
             message: e.to_string(),
         };
         let mut workbook: Xlsx<_> = calamine::open_workbook(&self.path).map_err(xlsx_err)?;
+        // The date system of the workbook, which calamine gives every date cell it reads.
+        let is_1904 = workbook.has_1904_epoch();
         let sheet = self.sheet.clone().unwrap_or_default();
         let mut cells = workbook.worksheet_cells_reader(&sheet).map_err(xlsx_err)?;
         let mut record = StringRecord::new();
@@ -357,7 +415,7 @@ impl Source {
                 record.push_field("");
             }
             value.clear();
-            cell_text(cell.get_value(), &mut value);
+            cell_text(cell.get_value(), is_1904, &mut value);
             record.push_field(&value);
         }
         if let Some(prev) = current {
@@ -365,17 +423,11 @@ impl Source {
         }
         Ok(())
     }
-
-    fn io(&self, e: io::Error) -> InputError {
-        InputError::Io {
-            path: self.path.clone(),
-            source: e,
-        }
-    }
 }
 
-/// Text of an XLSX cell as Screaming Frog would have written it to CSV.
-fn cell_text(value: &DataRef<'_>, out: &mut String) {
+/// Text of an XLSX cell as Screaming Frog would have written it to CSV; `is_1904` when the
+/// workbook counts its dates from 1904 (old Mac Excel files).
+fn cell_text(value: &DataRef<'_>, is_1904: bool, out: &mut String) {
     use std::fmt::Write;
     match value {
         DataRef::Empty => {}
@@ -393,28 +445,15 @@ fn cell_text(value: &DataRef<'_>, out: &mut String) {
         }
         DataRef::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
         // A reviewer's typed date: show it as a date, not Excel's day number.
-        // (calamine does not expose the 1904 flag; 1904 workbooks are old Mac Excel files.)
-        DataRef::DateTime(d) => out.push_str(&crate::dates::excel_serial(d.as_f64(), false)),
+        DataRef::DateTime(d) => out.push_str(&crate::dates::excel_serial(d.as_f64(), is_1904)),
         DataRef::Error(e) => {
             let _ = write!(out, "{e}");
         }
     }
 }
 
-fn strip_bom(record: &mut csv::ByteRecord) {
-    if let Some(first) = record.get(0)
-        && let Some(rest) = first.strip_prefix(b"\xEF\xBB\xBF")
-    {
-        let mut fixed = csv::ByteRecord::new();
-        fixed.push_field(rest);
-        for field in record.iter().skip(1) {
-            fixed.push_field(field);
-        }
-        *record = fixed;
-    }
-}
-
-fn decoded_reader(path: &Path, gzip: bool) -> Result<Box<dyn Read>, InputError> {
+/// The file's bytes, gunzipped when `gzip`.
+fn raw_reader(path: &Path, gzip: bool) -> Result<Box<dyn Read>, InputError> {
     let file = File::open(path).map_err(|e| InputError::Io {
         path: path.to_path_buf(),
         source: e,
@@ -438,28 +477,6 @@ fn read_up_to(reader: &mut dyn Read, buf: &mut [u8]) -> io::Result<usize> {
         }
     }
     Ok(filled)
-}
-
-/// `Some(big_endian)` when the text starts with a UTF-16 byte-order mark.
-fn utf16_order(head: &[u8]) -> Option<bool> {
-    match head {
-        [0xFF, 0xFE, ..] => Some(false),
-        [0xFE, 0xFF, ..] => Some(true),
-        _ => None,
-    }
-}
-
-fn decode_utf16_lossy(bytes: &[u8], big_endian: bool) -> String {
-    let units = bytes.chunks_exact(2).map(|p| {
-        if big_endian {
-            u16::from_be_bytes([p[0], p[1]])
-        } else {
-            u16::from_le_bytes([p[0], p[1]])
-        }
-    });
-    char::decode_utf16(units)
-        .map(|c| c.unwrap_or(char::REPLACEMENT_CHARACTER))
-        .collect()
 }
 
 /// Pick the delimiter that splits the first lines most consistently. Screaming Frog writes
@@ -549,8 +566,9 @@ fn on_every_line(text: &str, delim: u8) -> bool {
     lines > 0
 }
 
-/// A CSV row as text. Windows-1252 exports re-saved by old Excel keep the row, lossily: URLs
-/// and floats are ASCII, so the replacement characters cannot change a match.
+/// A CSV row as text. A file whose first 64 KiB are UTF-8 but a later row is not (a row pasted
+/// from elsewhere) keeps the row, lossily: URLs and floats are ASCII, so the replacement
+/// characters cannot change a match.
 fn decode(bytes: csv::ByteRecord) -> StringRecord {
     match StringRecord::from_byte_record(bytes) {
         Ok(r) => r,
@@ -652,79 +670,6 @@ impl Read for RecordGuard {
     }
 }
 
-/// Streams UTF-16 bytes out as UTF-8.
-struct Utf16Reader {
-    inner: Box<dyn Read>,
-    big_endian: bool,
-    pending: Vec<u8>,
-    out: Vec<u8>,
-    out_pos: usize,
-    raw: Vec<u8>,
-    done: bool,
-}
-
-impl Utf16Reader {
-    fn new(inner: Box<dyn Read>, big_endian: bool) -> Self {
-        Utf16Reader {
-            inner,
-            big_endian,
-            pending: Vec::new(),
-            out: Vec::new(),
-            out_pos: 0,
-            raw: vec![0; 1 << 16],
-            done: false,
-        }
-    }
-
-    fn refill(&mut self) -> io::Result<()> {
-        self.out.clear();
-        self.out_pos = 0;
-        while self.out.is_empty() && !self.done {
-            let n = self.inner.read(&mut self.raw)?;
-            if n == 0 {
-                self.done = true;
-            }
-            self.pending.extend_from_slice(&self.raw[..n]);
-            // Keep a trailing odd byte or a lone high surrogate for the next read.
-            let mut usable = self.pending.len() & !1;
-            if !self.done && usable >= 2 {
-                let last = &self.pending[usable - 2..usable];
-                let unit = if self.big_endian {
-                    u16::from_be_bytes([last[0], last[1]])
-                } else {
-                    u16::from_le_bytes([last[0], last[1]])
-                };
-                if (0xD800..0xDC00).contains(&unit) {
-                    usable -= 2;
-                }
-            }
-            let text = decode_utf16_lossy(&self.pending[..usable], self.big_endian);
-            self.out.extend_from_slice(text.as_bytes());
-            self.pending.drain(..usable);
-            if self.done && !self.pending.is_empty() {
-                self.out.extend_from_slice("\u{FFFD}".as_bytes());
-                self.pending.clear();
-            }
-        }
-        Ok(())
-    }
-}
-
-impl Read for Utf16Reader {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        if self.out_pos >= self.out.len() {
-            self.refill()?;
-            if self.out.is_empty() {
-                return Ok(0);
-            }
-        }
-        let n = buf.len().min(self.out.len() - self.out_pos);
-        buf[..n].copy_from_slice(&self.out[self.out_pos..self.out_pos + n]);
-        self.out_pos += n;
-        Ok(n)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -764,27 +709,211 @@ mod tests {
         );
     }
 
+    /// Every row of a CSV file holding `bytes`.
+    fn csv_of(name: &str, bytes: &[u8]) -> (Container, Vec<(u64, Vec<String>)>) {
+        let dir =
+            std::env::temp_dir().join(format!("linkgap-source-{}-{name}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join(name);
+        std::fs::write(&path, bytes).unwrap();
+        let source = Source::open(&path).unwrap();
+        let mut rows = Vec::new();
+        source
+            .for_each_row(
+                &mut |n, r| {
+                    rows.push((n, r.iter().map(str::to_string).collect()));
+                    ControlFlow::Continue(())
+                },
+                &mut |n, e| panic!("row {n}: {e}"),
+            )
+            .unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+        (source.container(), rows)
+    }
+
+    fn row(n: u64, cells: &[&str]) -> (u64, Vec<String>) {
+        (n, cells.iter().map(|c| (*c).to_string()).collect())
+    }
+
     #[test]
-    fn utf16_reader_handles_split_surrogates() {
+    fn windows_1252_files_decode_instead_of_becoming_replacement_characters() {
+        // An old Excel re-save: é is 0xE9, ’ is 0x92, semicolons in a French locale.
+        let bytes = b"Address;Title 1\r\nhttps://e.com/caf\xE9;L\x92\xE9t\xE9\r\n";
+        let (container, rows) = csv_of("cp1252.csv", bytes);
+        assert_eq!(
+            rows,
+            [
+                row(1, &["Address", "Title 1"]),
+                row(2, &["https://e.com/café", "L’été"])
+            ]
+        );
+        assert_eq!(container.describe(), "CSV (semicolon, Windows-1252)");
+    }
+
+    #[test]
+    fn utf8_with_or_without_a_bom_reads_alike() {
+        let plain = "Address,Title 1\nhttps://e.com/café,\"L’été, \"\"chaud\"\"\"\n";
+        let with_bom = [b"\xEF\xBB\xBF".as_slice(), plain.as_bytes()].concat();
+        let expected = [
+            row(1, &["Address", "Title 1"]),
+            row(2, &["https://e.com/café", "L’été, \"chaud\""]),
+        ];
+        for (name, bytes) in [("plain.csv", plain.as_bytes()), ("bom.csv", &with_bom)] {
+            let (container, rows) = csv_of(name, bytes);
+            assert_eq!(rows, expected, "{name}");
+            assert_eq!(container.describe(), "CSV (comma)", "{name}");
+        }
+    }
+
+    #[test]
+    fn utf16_reads_in_both_byte_orders() {
+        let text = "Address\tTitle 1\r\nhttps://e.com/caf\u{e9}\ta\u{1F600}b\r\n";
+        let le = [0xFF, 0xFE]
+            .into_iter()
+            .chain(text.encode_utf16().flat_map(u16::to_le_bytes))
+            .collect::<Vec<u8>>();
+        let be = [0xFE, 0xFF]
+            .into_iter()
+            .chain(text.encode_utf16().flat_map(u16::to_be_bytes))
+            .collect::<Vec<u8>>();
+        for (name, bytes) in [("le.txt", le), ("be.txt", be)] {
+            let (container, rows) = csv_of(name, &bytes);
+            assert_eq!(
+                rows,
+                [
+                    row(1, &["Address", "Title 1"]),
+                    row(2, &["https://e.com/café", "a😀b"])
+                ],
+                "{name}"
+            );
+            assert_eq!(container.describe(), "CSV (tab, UTF-16)", "{name}");
+        }
+    }
+
+    #[test]
+    fn encoding_is_sniffed_from_the_first_bytes() {
+        assert_eq!(TextEncoding::sniff(b"a,b\n"), TextEncoding::Utf8);
+        assert_eq!(
+            TextEncoding::sniff(b"\xEF\xBB\xBFa,b\n"),
+            TextEncoding::Utf8
+        );
+        // A UTF-8 byte-order mark wins over a stray invalid byte.
+        assert_eq!(
+            TextEncoding::sniff(b"\xEF\xBB\xBFcaf\xE9\n"),
+            TextEncoding::Utf8
+        );
+        assert_eq!(TextEncoding::sniff(b"\xFF\xFEa\x00"), TextEncoding::Utf16Le);
+        assert_eq!(TextEncoding::sniff(b"\xFE\xFF\x00a"), TextEncoding::Utf16Be);
+        assert_eq!(TextEncoding::sniff(b"caf\xE9\n"), TextEncoding::Windows1252);
+        // The sniffed bytes end inside a character: still UTF-8.
+        assert_eq!(TextEncoding::sniff(b"caf\xC3"), TextEncoding::Utf8);
+        assert_eq!(TextEncoding::sniff(b""), TextEncoding::Utf8);
+    }
+
+    #[test]
+    fn utf16_decoding_handles_surrogates_split_across_reads() {
+        struct Chunked(Vec<u8>, usize, usize);
+        impl Read for Chunked {
+            fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+                let n = self.2.min(buf.len()).min(self.0.len() - self.1);
+                buf[..n].copy_from_slice(&self.0[self.1..self.1 + n]);
+                self.1 += n;
+                Ok(n)
+            }
+        }
         let text = "a😀b,c\n";
-        let mut bytes = Vec::new();
+        let mut bytes = vec![0xFF, 0xFE];
         for unit in text.encode_utf16() {
             bytes.extend_from_slice(&unit.to_le_bytes());
         }
         for chunk in 1..bytes.len() {
-            struct Chunked(Vec<u8>, usize, usize);
-            impl Read for Chunked {
-                fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-                    let n = self.2.min(buf.len()).min(self.0.len() - self.1);
-                    buf[..n].copy_from_slice(&self.0[self.1..self.1 + n]);
-                    self.1 += n;
-                    Ok(n)
-                }
-            }
-            let mut r = Utf16Reader::new(Box::new(Chunked(bytes.clone(), 0, chunk)), false);
             let mut out = String::new();
-            r.read_to_string(&mut out).unwrap();
+            TextEncoding::Utf16Le
+                .decode(Box::new(Chunked(bytes.clone(), 0, chunk)))
+                .read_to_string(&mut out)
+                .unwrap();
             assert_eq!(out, text, "chunk {chunk}");
         }
+    }
+
+    /// The rows of an XLSX file's first sheet.
+    fn xlsx_rows_of(path: &Path) -> Vec<Vec<String>> {
+        let mut rows = Vec::new();
+        Source::open(path)
+            .unwrap()
+            .for_each_row(
+                &mut |_, r| {
+                    rows.push(r.iter().map(str::to_string).collect());
+                    ControlFlow::Continue(())
+                },
+                &mut |n, e| panic!("row {n}: {e}"),
+            )
+            .unwrap();
+        rows
+    }
+
+    /// A workbook whose first sheet holds, under a header, the date 2026-12-01 written as a date
+    /// and the day number `serial` in a date format.
+    fn dated_workbook(path: &Path, serial: f64) {
+        let mut workbook = rust_xlsxwriter::Workbook::new();
+        let sheet = workbook.add_worksheet();
+        let date = rust_xlsxwriter::Format::new().set_num_format("yyyy-mm-dd");
+        sheet.write_string(0, 0, "Reviewed on").unwrap();
+        let day = rust_xlsxwriter::ExcelDateTime::from_ymd(2026, 12, 1).unwrap();
+        sheet.write_datetime_with_format(1, 0, &day, &date).unwrap();
+        sheet.write_number_with_format(2, 0, serial, &date).unwrap();
+        workbook.save(path).unwrap();
+    }
+
+    #[test]
+    fn xlsx_dates_read_as_calendar_dates() {
+        let dir = std::env::temp_dir().join(format!("linkgap-dates-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("1900.xlsx");
+        dated_workbook(&path, 46_357.5);
+        assert_eq!(
+            xlsx_rows_of(&path),
+            [["Reviewed on"], ["2026-12-01"], ["2026-12-01 12:00"]]
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn xlsx_dates_in_a_1904_workbook_count_from_1904() {
+        let dir = std::env::temp_dir().join(format!("linkgap-1904-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        // 2026-12-01 is day 44,895 from 1904-01-01 (46,357 from 1899-12-30).
+        let plain = dir.join("plain.xlsx");
+        dated_workbook(&plain, 44_895.0);
+        // rust_xlsxwriter writes only 1900 workbooks: set old Mac Excel's flag in workbook.xml.
+        let mut archive = zip::ZipArchive::new(File::open(&plain).unwrap()).unwrap();
+        let mac = dir.join("1904.xlsx");
+        let mut out = zip::ZipWriter::new(File::create(&mac).unwrap());
+        for i in 0..archive.len() {
+            let mut entry = archive.by_index(i).unwrap();
+            let name = entry.name().unwrap().into_owned();
+            if name != "xl/workbook.xml" {
+                out.raw_copy_file(entry).unwrap();
+                continue;
+            }
+            let mut xml = String::new();
+            entry.read_to_string(&mut xml).unwrap();
+            assert!(xml.contains("<workbookPr"), "{xml}");
+            let xml = xml.replacen("<workbookPr", "<workbookPr date1904=\"1\"", 1);
+            out.start_file(name, zip::write::SimpleFileOptions::default())
+                .unwrap();
+            io::Write::write_all(&mut out, xml.as_bytes()).unwrap();
+        }
+        out.finish().unwrap();
+        let rows = xlsx_rows_of(&mac);
+        // The cell written as 2026-12-01 holds 1900's day number, which is four years and a
+        // day later from 1904; the day number written for 1904 reads as 2026-12-01.
+        assert_eq!(rows, [["Reviewed on"], ["2030-12-02"], ["2026-12-01"]]);
+        assert_eq!(
+            xlsx_rows_of(&plain)[2],
+            ["2022-11-30"],
+            "the same serial from 1900"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -196,6 +196,41 @@ fn csv_encodings_delimiters_and_compression_read_alike() {
 }
 
 #[test]
+fn a_windows_1252_export_decodes_and_inspect_names_its_encoding() {
+    let w = Workdir::new("cp1252");
+    let base = baseline(&w);
+    // An old Excel re-save: no BOM, one byte per character, é as 0xE9.
+    let rows: Vec<Vec<String>> = emb_rows()
+        .into_iter()
+        .map(|mut r| {
+            r[3] = "Trouvé".into();
+            r
+        })
+        .collect();
+    let text = plain_csv(EMB_HEADER, &rows, ',', "\r\n", false);
+    let bytes: Vec<u8> = text
+        .chars()
+        .map(|c| u8::try_from(u32::from(c)).expect("Latin-1"))
+        .collect();
+    assert!(std::str::from_utf8(&bytes).is_err());
+    w.write("e.csv", bytes);
+    assert_eq!(
+        opportunities(&w, "e.csv", "base-inl.csv", "1252.xlsx"),
+        base
+    );
+    let inspect = w.run(&["inspect", "e.csv"]);
+    let text = String::from_utf8_lossy(&inspect.stdout);
+    assert!(
+        text.contains("container: CSV (comma, Windows-1252)")
+            && text.contains("encoding: Windows-1252 (not valid UTF-8"),
+        "{text}"
+    );
+    let inspect = w.run(&["inspect", "base-emb.csv"]);
+    let text = String::from_utf8_lossy(&inspect.stdout);
+    assert!(text.contains("encoding: UTF-8\n"), "{text}");
+}
+
+#[test]
 fn legacy_future_and_french_inlinks_read_alike() {
     let w = Workdir::new("eras");
     let base = baseline(&w);
