@@ -208,6 +208,11 @@ pub struct RunArgs {
     #[arg(long)]
     pub strip_index: bool,
 
+    /// Sort query parameters by name, so ?b=2&a=1 and ?a=1&b=2 are one page (off by default:
+    /// a few sites serve different content by parameter order).
+    #[arg(long)]
+    pub sort_query: bool,
+
     /// Query parameters to drop as tracking noise (a trailing * matches a prefix). Replaces
     /// the default list: utm_*, gclid, fbclid, msclkid and other ad-click identifiers.
     #[arg(long, value_delimiter = ',', value_name = "NAMES")]
@@ -335,6 +340,7 @@ impl RunArgs {
             trailing_slash: Policy::Keep,
             www: Policy::Keep,
             strip_index: false,
+            sort_query: false,
             tracking_params: None,
             include_source: None,
             exclude_source: None,

@@ -532,6 +532,7 @@ impl RunConfig {
             trailing_slash: policy_slash(args.trailing_slash),
             www: policy_www(args.www),
             strip_index: args.strip_index,
+            sort_query: args.sort_query,
             ..Rules::default()
         };
         if let Some(params) = &args.tracking_params {

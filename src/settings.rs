@@ -32,17 +32,6 @@ pub enum SettingsError {
         /// Why.
         error: toml::de::Error,
     },
-    /// A key's value is not one of its choices.
-    Value {
-        /// The file.
-        path: PathBuf,
-        /// The key.
-        key: &'static str,
-        /// The value as written.
-        value: String,
-        /// The choices, quoted.
-        expected: &'static str,
-    },
 }
 
 impl fmt::Display for SettingsError {
@@ -54,16 +43,6 @@ impl fmt::Display for SettingsError {
             SettingsError::Parse { path, error } => {
                 write!(f, "settings file {}: {error}", path.display())
             }
-            SettingsError::Value {
-                path,
-                key,
-                value,
-                expected,
-            } => write!(
-                f,
-                "settings file {}: {key} = {value:?}: expected {expected}",
-                path.display()
-            ),
         }
     }
 }
@@ -73,7 +52,6 @@ impl std::error::Error for SettingsError {
         match self {
             SettingsError::Read { error, .. } => Some(error),
             SettingsError::Parse { error, .. } => Some(error),
-            SettingsError::Value { .. } => None,
         }
     }
 }
@@ -100,11 +78,15 @@ pub struct Settings {
     /// `--template-min-pages`.
     pub template_min_pages: Option<u32>,
     /// `--trailing-slash`: keep, strip or add.
-    pub trailing_slash: Option<String>,
+    #[serde(default, deserialize_with = "choice")]
+    pub trailing_slash: Option<Policy>,
     /// `--www`: keep, strip or add.
-    pub www: Option<String>,
+    #[serde(default, deserialize_with = "choice")]
+    pub www: Option<Policy>,
     /// `--strip-index`.
     pub strip_index: Option<bool>,
+    /// `--sort-query`.
+    pub sort_query: Option<bool>,
     /// `--tracking-params`, as a list.
     pub tracking_params: Option<Vec<String>>,
     /// `--include-source`.
@@ -124,7 +106,8 @@ pub struct Settings {
     /// `--noindex-sources`.
     pub noindex_sources: Option<bool>,
     /// `--queue`: budget or all.
-    pub queue: Option<String>,
+    #[serde(default, deserialize_with = "choice")]
+    pub queue: Option<crate::cli::QueueChoice>,
     /// `--queue-limit-destination`.
     pub queue_limit_destination: Option<usize>,
     /// `--queue-limit-source`.
@@ -132,7 +115,8 @@ pub struct Settings {
     /// `--group-by`.
     pub group_by: Option<String>,
     /// `--group-scope`: same or all.
-    pub group_scope: Option<String>,
+    #[serde(default, deserialize_with = "choice")]
+    pub group_scope: Option<GroupScope>,
     /// `--cross-language`.
     pub cross_language: Option<bool>,
 }
@@ -161,33 +145,6 @@ impl Settings {
             if list.is_relative() {
                 *list = base.join(&*list);
             }
-        }
-        let invalid =
-            |key: &'static str, value: &str, expected: &'static str| SettingsError::Value {
-                path: path.to_path_buf(),
-                key,
-                value: value.to_string(),
-                expected,
-            };
-        for (key, value) in [
-            ("trailing_slash", &settings.trailing_slash),
-            ("www", &settings.www),
-        ] {
-            if let Some(v) = value
-                && policy(v).is_none()
-            {
-                return Err(invalid(key, v, "\"keep\", \"strip\" or \"add\""));
-            }
-        }
-        if let Some(v) = &settings.group_scope
-            && GroupScope::from_str(v, true).is_err()
-        {
-            return Err(invalid("group_scope", v, "\"same\" or \"all\""));
-        }
-        if let Some(v) = &settings.queue
-            && crate::cli::QueueChoice::from_str(v, true).is_err()
-        {
-            return Err(invalid("queue", v, "\"budget\" or \"all\""));
         }
         Ok(settings)
     }
@@ -226,6 +183,7 @@ impl Settings {
         take!(template_share);
         take!(template_min_pages);
         take!(strip_index);
+        take!(sort_query);
         take!(tracking_params, Some);
         take!(include_source, Some);
         take!(exclude_source, Some);
@@ -238,30 +196,23 @@ impl Settings {
         take!(noindex_sources);
         take!(queue_limit_destination);
         take!(queue_limit_source);
-        if let Some(q) = self
-            .queue
-            .as_deref()
-            .and_then(|v| crate::cli::QueueChoice::from_str(v, true).ok())
+        if let Some(q) = self.queue
             && !args.was_given("queue")
         {
             out.queue = q;
         }
         take!(cross_language);
-        if let Some(scope) = self
-            .group_scope
-            .as_deref()
-            .and_then(|v| GroupScope::from_str(v, true).ok())
+        if let Some(scope) = self.group_scope
             && !args.was_given("group_scope")
         {
             out.group_scope = scope;
         }
-        // Checked in `load`; an unparsable value here came from `parse` and keeps the default.
-        if let Some(p) = self.trailing_slash.as_deref().and_then(policy)
+        if let Some(p) = self.trailing_slash
             && !args.was_given("trailing_slash")
         {
             out.trailing_slash = p;
         }
-        if let Some(p) = self.www.as_deref().and_then(policy)
+        if let Some(p) = self.www
             && !args.was_given("www")
         {
             out.www = p;
@@ -270,8 +221,29 @@ impl Settings {
     }
 }
 
-fn policy(text: &str) -> Option<Policy> {
-    Policy::from_str(text, true).ok()
+/// A key whose value is one of an option's choices, read as the command line reads it (case
+/// does not matter); any other value is an error naming the choices, with toml's line.
+fn choice<'de, D, T>(deserializer: D) -> Result<Option<T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: ValueEnum,
+{
+    let Some(text) = Option::<String>::deserialize(deserializer)? else {
+        return Ok(None);
+    };
+    T::from_str(&text, true).map(Some).map_err(|_| {
+        let names: Vec<String> = T::value_variants()
+            .iter()
+            .filter_map(ValueEnum::to_possible_value)
+            .map(|p| format!("\"{}\"", p.get_name()))
+            .collect();
+        let expected = match names.split_last() {
+            Some((last, [])) => last.clone(),
+            Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+            None => String::new(),
+        };
+        serde::de::Error::custom(format!("{text:?} is not a choice: expected {expected}"))
+    })
 }
 
 #[cfg(test)]
@@ -301,6 +273,20 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("top_k"), "{err}");
+    }
+
+    #[test]
+    fn choices_are_read_as_on_the_command_line() {
+        let s =
+            Settings::parse("www = \"Strip\"\nqueue = \"all\"\ngroup_scope = \"same\"\n").unwrap();
+        assert_eq!(s.www, Some(Policy::Strip), "case does not matter");
+        assert_eq!(s.queue, Some(crate::cli::QueueChoice::All));
+        assert_eq!(s.group_scope, Some(GroupScope::Same));
+        let err = Settings::parse("top_k = 3\nwww = \"remove\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("line 2") && err.contains("www"), "{err}");
+        assert!(err.contains("\"keep\", \"strip\" or \"add\""), "{err}");
     }
 
     #[test]

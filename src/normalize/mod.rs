@@ -45,9 +45,7 @@ pub struct Rules {
     pub www: WwwPolicy,
     /// Drop a final `index.html`, `index.htm`, `index.php`, `default.aspx` segment.
     pub strip_index: bool,
-    /// Sort the remaining query parameters by name. No `run` option or settings key sets it,
-    /// so it is off in every run; the Run sheet still lists it ("no") and removing the row
-    /// would change the sheet (issue 11 keeps output byte-identical).
+    /// Sort the remaining query parameters by name (`--sort-query`).
     pub sort_query: bool,
 }
 

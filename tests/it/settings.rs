@@ -89,3 +89,66 @@ fn unknown_keys_and_bad_values_are_named_with_the_file() {
         stderr(&out)
     );
 }
+
+/// `--sort-query` merges query spellings that differ only in parameter order, and the Run
+/// sheet says the rule was on.
+#[test]
+fn sort_query_merges_parameter_orders() {
+    let w = Workdir::new("sort-query");
+    let v = |i: usize| {
+        let mut x = vec![0.0f32; 8];
+        x[i % 8] = 1.0;
+        x[(i + 1) % 8] = 0.3;
+        vector_text(&x)
+    };
+    let o = "https://www.example.com";
+    let rows = vec![
+        emb_row(&format!("{o}/list?a=1&b=2"), &v(0)),
+        emb_row(&format!("{o}/other"), &v(1)),
+        emb_row(&format!("{o}/third"), &v(2)),
+    ];
+    w.write_sf_csv("embeddings.csv", EMB_HEADER, &rows);
+    let links = vec![link_row(
+        "Hyperlink",
+        &format!("{o}/other"),
+        &format!("{o}/list?b=2&a=1"),
+        "Content",
+        "//body/main/p[1]/a",
+        true,
+    )];
+    w.write_sf_csv("inlinks.csv", INLINKS_HEADER, &links);
+    let run = |out: &str, extra: &[&str]| {
+        let mut a = vec![
+            "run",
+            "--embeddings",
+            "embeddings.csv",
+            "--inlinks",
+            "inlinks.csv",
+            "--out",
+            out,
+        ];
+        a.extend_from_slice(extra);
+        let r = w.run(&a);
+        assert!(r.status.code().is_some_and(|c| c <= 1), "{}", stderr(&r));
+        records(&w.path(out), "Run")
+    };
+    let value = |run: &[std::collections::HashMap<String, String>], key: &str| {
+        run.iter()
+            .find(|r| r["Key"] == key)
+            .map(|r| r["Value"].clone())
+            .unwrap()
+    };
+    let plain = run("a.xlsx", &[]);
+    assert_eq!(value(&plain, "URL rule: sort query parameters"), "no");
+    let sorted = run("b.xlsx", &["--sort-query"]);
+    assert_eq!(value(&sorted, "URL rule: sort query parameters"), "yes");
+    let body = |out: &str| {
+        records(&w.path(out), "Pages")
+            .into_iter()
+            .find(|r| r["URL"].contains("/list?"))
+            .map(|r| r["Body Inlinks"].clone())
+            .unwrap()
+    };
+    assert_eq!(body("a.xlsx"), "0", "another spelling: another URL");
+    assert_eq!(body("b.xlsx"), "1", "one page once sorted");
+}
