@@ -235,12 +235,42 @@ const TOPIC_NAMES: &[&str] = &[
     "pruning",
     "irrigation",
 ];
+/// A topic's name: its slug in the URLs and its breadcrumb anchor.
+fn topic_name(t: usize) -> String {
+    if t < TOPIC_NAMES.len() {
+        TOPIC_NAMES[t].to_string()
+    } else {
+        format!("topic-{t}")
+    }
+}
+
+/// A messy extra: (url, status, redirect, canonical, robots, words).
+type Extra = (String, u16, String, String, String, u32);
+
+/// What the stages of [`write_exports`] share.
+struct Site<'a> {
+    spec: &'a Spec,
+    /// The origin without its trailing slash.
+    o: &'a str,
+    /// Topic clusters, at least one.
+    topics: usize,
+    /// The home page and the topic hubs: the first `hubs` pages.
+    hubs: usize,
+    /// Home, hubs, then the content pages.
+    pages: Vec<Page>,
+    /// The messy extras (none when clean).
+    extras: Vec<Extra>,
+}
+
+/// Timestamp of every Internal: All row.
+const STAMP: &str = "2026-11-20 09:30:00";
 
 /// Write the three exports of a synthetic site into `dir` (four with `spec.page_text`: see
 /// [`site`]).
-// One long walk over the pages writing three files in step; splitting it would have to keep
-// the byte-identical samples/ (tests/it/run.rs checks them). Left for a later clean-up.
-#[allow(clippy::too_many_lines)]
+///
+/// The stages run in this order, which is also the order of their random draws: the pages
+/// plan, the vectors, the messy extras, the Custom JavaScript export, Internal: All, All
+/// Inlinks.
 pub fn write_exports(dir: &Path, spec: &Spec) -> io::Result<Exports> {
     if spec.page_text {
         return site::write_site(dir, spec);
@@ -249,14 +279,33 @@ pub fn write_exports(dir: &Path, spec: &Spec) -> io::Result<Exports> {
     let mut rng = Rng::new(spec.seed);
     let o = spec.origin.trim_end_matches('/');
     let topics = spec.topics.max(1);
-    let topic_name = |t: usize| {
-        if t < TOPIC_NAMES.len() {
-            TOPIC_NAMES[t].to_string()
-        } else {
-            format!("topic-{t}")
-        }
-    };
+    let pages = plan_pages(spec, o, topics);
+    let hubs = topics + 1;
+    let (vectors, mean) = plan_vectors(&mut rng, spec, &pages, topics);
 
+    let files = Exports {
+        embeddings: dir.join("custom_javascript_all.csv"),
+        inlinks: dir.join("all_inlinks.csv"),
+        internal: dir.join("internal_all.csv"),
+    };
+    let extras = messy_extras(spec, o, &pages, hubs);
+    let site = Site {
+        spec,
+        o,
+        topics,
+        hubs,
+        pages,
+        extras,
+    };
+    write_embeddings(&files.embeddings, &site, &vectors, &mean, &mut rng)?;
+    write_internal(&files.internal, &site)?;
+    write_inlinks(&files.inlinks, &site)?;
+    Ok(files)
+}
+
+/// The pages plan: the home page, one hub per topic, then `spec.pages` content pages dealt
+/// to the topics in turn.
+fn plan_pages(spec: &Spec, o: &str, topics: usize) -> Vec<Page> {
     let mut pages = vec![Page {
         url: format!("{o}/"),
         topic: None,
@@ -280,9 +329,17 @@ pub fn write_exports(dir: &Path, spec: &Spec) -> io::Result<Exports> {
             words: 600 + (i as u32 % 7) * 90,
         });
     }
-    let hubs = topics + 1;
+    pages
+}
 
-    // Vectors: topic centres, pages scattered around them, hubs close to their centre.
+/// Vectors: topic centres, pages scattered around them, hubs close to their centre. Returns
+/// the pages' vectors and the mean of the centres (where the home page's vector lies near).
+fn plan_vectors(
+    rng: &mut Rng,
+    spec: &Spec,
+    pages: &[Page],
+    topics: usize,
+) -> (Vec<Vec<f32>>, Vec<f64>) {
     let centres: Vec<Vec<f64>> = (0..topics)
         .map(|_| (0..spec.dim).map(|_| rng.normal()).collect())
         .collect();
@@ -293,23 +350,20 @@ pub fn write_exports(dir: &Path, spec: &Spec) -> io::Result<Exports> {
         .iter()
         .map(|p| match p.topic {
             Some(t) => vector_near(
-                &mut rng,
+                rng,
                 &centres[t],
                 if p.url.ends_with('/') { 0.5 } else { 0.9 },
             ),
-            None => vector_near(&mut rng, &mean, 0.9),
+            None => vector_near(rng, &mean, 0.9),
         })
         .collect();
+    (vectors, mean)
+}
 
-    let files = Exports {
-        embeddings: dir.join("custom_javascript_all.csv"),
-        inlinks: dir.join("all_inlinks.csv"),
-        internal: dir.join("internal_all.csv"),
-    };
-    let stamp = "2026-11-20 09:30:00";
-
-    // Messy extras: (url, status, redirect, canonical, robots, words)
-    let mut extras: Vec<(String, u16, String, String, String, u32)> = Vec::new();
+/// Messy extras (none when clean), in this order: a 301 to the first content page, its print
+/// duplicate canonicalised to it, a noindex tag page, a thin contact page, a 404.
+fn messy_extras(spec: &Spec, o: &str, pages: &[Page], hubs: usize) -> Vec<Extra> {
+    let mut extras: Vec<Extra> = Vec::new();
     let dup_of = pages.get(hubs).map(|p| p.url.clone()).unwrap_or_default();
     if spec.messy {
         extras.push((
@@ -353,422 +407,470 @@ pub fn write_exports(dir: &Path, spec: &Spec) -> io::Result<Exports> {
             0,
         ));
     }
+    extras
+}
 
-    // Custom JavaScript export.
-    {
-        let mut w = BufWriter::new(File::create(&files.embeddings)?);
-        w.write_all(b"\xEF\xBB\xBF")?;
+/// `v` into `cell` as the embeddings snippet writes it: comma-separated JavaScript floats.
+fn js_cell(v: &[f32], cell: &mut String) {
+    cell.clear();
+    for (j, x) in v.iter().enumerate() {
+        if j > 0 {
+            cell.push(',');
+        }
+        js_float(*x, cell);
+    }
+}
+
+/// The Custom JavaScript export: every page's vector (JavaScript and Java float formats in
+/// turn, planted bad cells when messy), then, when messy, the extras: the print duplicate
+/// with nearly its canonical page's vector, the tag and thin pages, the 301 and the 404
+/// without one. Draws the extras' vectors from `rng`.
+fn write_embeddings(
+    path: &Path,
+    site: &Site,
+    vectors: &[Vec<f32>],
+    mean: &[f64],
+    rng: &mut Rng,
+) -> io::Result<()> {
+    let (spec, hubs, extras) = (site.spec, site.hubs, &site.extras);
+    let mut w = BufWriter::new(File::create(path)?);
+    w.write_all(b"\xEF\xBB\xBF")?;
+    row(
+        &mut w,
+        &[
+            "Address",
+            "Content Type",
+            "Status Code",
+            "Status",
+            EMBEDDING_HEADER,
+        ],
+    )?;
+    let mut cell = String::new();
+    for (i, (p, v)) in site.pages.iter().zip(vectors).enumerate() {
+        cell.clear();
+        for (j, x) in v.iter().enumerate() {
+            if j > 0 {
+                cell.push(',');
+            }
+            if i % 2 == 0 {
+                js_float(*x, &mut cell);
+            } else {
+                java_float(*x, &mut cell);
+            }
+        }
+        let bad = spec.messy && i >= hubs && (i - hubs) % 9 == 4;
+        let value = if bad {
+            planted_problem((i - hubs) / 9, &cell)
+        } else {
+            cell.clone()
+        };
+        row(
+            &mut w,
+            &[&p.url, "text/html; charset=utf-8", "200", "OK", &value],
+        )?;
+    }
+    if spec.messy {
+        // The print duplicate: nearly the same vector as its canonical page.
+        let near = vector_near(
+            rng,
+            &vectors[hubs]
+                .iter()
+                .map(|&x| f64::from(x))
+                .collect::<Vec<_>>(),
+            0.002,
+        );
+        js_cell(&near, &mut cell);
+        row(
+            &mut w,
+            &[&extras[1].0, "text/html; charset=utf-8", "200", "OK", &cell],
+        )?;
+        let tag = vector_near(rng, mean, 1.0);
+        let thin = vector_near(rng, mean, 1.0);
+        for (url, v) in [(&extras[2].0, tag), (&extras[3].0, thin)] {
+            js_cell(&v, &mut cell);
+            row(
+                &mut w,
+                &[url, "text/html; charset=utf-8", "200", "OK", &cell],
+            )?;
+        }
         row(
             &mut w,
             &[
-                "Address",
-                "Content Type",
-                "Status Code",
-                "Status",
-                EMBEDDING_HEADER,
+                &extras[0].0,
+                "text/html; charset=utf-8",
+                "301",
+                "Moved Permanently",
+                "",
             ],
         )?;
-        let mut cell = String::new();
-        for (i, (p, v)) in pages.iter().zip(&vectors).enumerate() {
-            cell.clear();
-            for (j, x) in v.iter().enumerate() {
-                if j > 0 {
-                    cell.push(',');
-                }
-                if i % 2 == 0 {
-                    js_float(*x, &mut cell);
-                } else {
-                    java_float(*x, &mut cell);
-                }
-            }
-            let bad = spec.messy && i >= hubs && (i - hubs) % 9 == 4;
-            let value = if bad {
-                planted_problem((i - hubs) / 9, &cell)
-            } else {
-                cell.clone()
-            };
-            row(
-                &mut w,
-                &[&p.url, "text/html; charset=utf-8", "200", "OK", &value],
-            )?;
-        }
-        if spec.messy {
-            // The print duplicate: nearly the same vector as its canonical page.
-            let near = vector_near(
-                &mut rng,
-                &vectors[hubs]
-                    .iter()
-                    .map(|&x| f64::from(x))
-                    .collect::<Vec<_>>(),
-                0.002,
-            );
-            cell.clear();
-            for (j, x) in near.iter().enumerate() {
-                if j > 0 {
-                    cell.push(',');
-                }
-                js_float(*x, &mut cell);
-            }
-            row(
-                &mut w,
-                &[&extras[1].0, "text/html; charset=utf-8", "200", "OK", &cell],
-            )?;
-            let tag = vector_near(&mut rng, &mean, 1.0);
-            let thin = vector_near(&mut rng, &mean, 1.0);
-            for (url, v) in [(&extras[2].0, tag), (&extras[3].0, thin)] {
-                cell.clear();
-                for (j, x) in v.iter().enumerate() {
-                    if j > 0 {
-                        cell.push(',');
-                    }
-                    js_float(*x, &mut cell);
-                }
-                row(
-                    &mut w,
-                    &[url, "text/html; charset=utf-8", "200", "OK", &cell],
-                )?;
-            }
-            row(
-                &mut w,
-                &[
-                    &extras[0].0,
-                    "text/html; charset=utf-8",
-                    "301",
-                    "Moved Permanently",
-                    "",
-                ],
-            )?;
-            row(
-                &mut w,
-                &[
-                    &extras[4].0,
-                    "text/html; charset=utf-8",
-                    "404",
-                    "Not Found",
-                    "",
-                ],
-            )?;
-        }
-        w.flush()?;
+        row(
+            &mut w,
+            &[
+                &extras[4].0,
+                "text/html; charset=utf-8",
+                "404",
+                "Not Found",
+                "",
+            ],
+        )?;
     }
+    w.flush()
+}
 
-    // Internal: All.
-    {
-        let mut w = BufWriter::new(File::create(&files.internal)?);
-        w.write_all(b"\xEF\xBB\xBF")?;
-        row(&mut w, &INTERNAL_HEADER)?;
-        let col = |name: &str| {
-            INTERNAL_HEADER
-                .iter()
-                .position(|h| *h == name)
-                .expect("known column")
-        };
-        let write_page = |w: &mut BufWriter<File>,
-                          url: &str,
-                          status: u16,
-                          title: &str,
-                          words: u32,
-                          redirect: &str,
-                          canonical: &str,
-                          robots: &str|
-         -> io::Result<()> {
-            let mut cells = vec![String::new(); INTERNAL_HEADER.len()];
-            let indexable = status == 200 && canonical.is_empty() && !robots.contains("noindex");
-            cells[col("Address")] = url.into();
-            cells[col("Content Type")] = "text/html; charset=utf-8".into();
-            cells[col("Status Code")] = status.to_string();
-            cells[col("Status")] = match status {
-                200 => "OK",
-                301 => "Moved Permanently",
-                _ => "Not Found",
-            }
-            .into();
-            cells[col("Indexability")] = if indexable {
-                "Indexable"
-            } else {
-                "Non-Indexable"
-            }
-            .into();
-            cells[col("Indexability Status")] = if indexable {
-                String::new()
-            } else if status == 301 {
-                "Redirected".into()
-            } else if status == 404 {
-                "Client Error".into()
-            } else if !canonical.is_empty() {
-                "Canonicalised".into()
-            } else {
-                "noindex".into()
-            };
-            cells[col("Title 1")] = title.into();
-            cells[col("Meta Robots 1")] = robots.into();
-            cells[col("Canonical Link Element 1")] = if status == 200 {
-                if canonical.is_empty() {
-                    url.into()
-                } else {
-                    canonical.into()
-                }
-            } else {
-                String::new()
-            };
-            cells[col("Word Count")] = if status == 200 {
-                words.to_string()
-            } else {
-                "0".into()
-            };
-            cells[col("Redirect URL")] = redirect.into();
-            cells[col("Redirect Type")] = if redirect.is_empty() {
-                String::new()
-            } else {
-                "HTTP Redirect".into()
-            };
-            cells[col("URL Encoded Address")] = url.into();
-            cells[col("Crawl Timestamp")] = stamp.into();
-            let refs: Vec<&str> = cells.iter().map(String::as_str).collect();
-            row(w, &refs)
-        };
-        for p in &pages {
-            write_page(&mut w, &p.url, 200, &p.title, p.words, "", "", "")?;
+/// Internal: All: a row per page, then one per messy extra, with status, indexability,
+/// title, robots, canonical, word count and redirect filled in.
+fn write_internal(path: &Path, site: &Site) -> io::Result<()> {
+    let mut w = BufWriter::new(File::create(path)?);
+    w.write_all(b"\xEF\xBB\xBF")?;
+    row(&mut w, &INTERNAL_HEADER)?;
+    let col = |name: &str| {
+        INTERNAL_HEADER
+            .iter()
+            .position(|h| *h == name)
+            .expect("known column")
+    };
+    let write_page = |w: &mut BufWriter<File>,
+                      url: &str,
+                      status: u16,
+                      title: &str,
+                      words: u32,
+                      redirect: &str,
+                      canonical: &str,
+                      robots: &str|
+     -> io::Result<()> {
+        let mut cells = vec![String::new(); INTERNAL_HEADER.len()];
+        let indexable = status == 200 && canonical.is_empty() && !robots.contains("noindex");
+        cells[col("Address")] = url.into();
+        cells[col("Content Type")] = "text/html; charset=utf-8".into();
+        cells[col("Status Code")] = status.to_string();
+        cells[col("Status")] = match status {
+            200 => "OK",
+            301 => "Moved Permanently",
+            _ => "Not Found",
         }
-        for (url, status, redirect, canonical, robots, words) in &extras {
-            write_page(
-                &mut w, url, *status, "Extra", *words, redirect, canonical, robots,
-            )?;
+        .into();
+        cells[col("Indexability")] = if indexable {
+            "Indexable"
+        } else {
+            "Non-Indexable"
         }
-        w.flush()?;
+        .into();
+        cells[col("Indexability Status")] = if indexable {
+            String::new()
+        } else if status == 301 {
+            "Redirected".into()
+        } else if status == 404 {
+            "Client Error".into()
+        } else if !canonical.is_empty() {
+            "Canonicalised".into()
+        } else {
+            "noindex".into()
+        };
+        cells[col("Title 1")] = title.into();
+        cells[col("Meta Robots 1")] = robots.into();
+        cells[col("Canonical Link Element 1")] = if status == 200 {
+            if canonical.is_empty() {
+                url.into()
+            } else {
+                canonical.into()
+            }
+        } else {
+            String::new()
+        };
+        cells[col("Word Count")] = if status == 200 {
+            words.to_string()
+        } else {
+            "0".into()
+        };
+        cells[col("Redirect URL")] = redirect.into();
+        cells[col("Redirect Type")] = if redirect.is_empty() {
+            String::new()
+        } else {
+            "HTTP Redirect".into()
+        };
+        cells[col("URL Encoded Address")] = url.into();
+        cells[col("Crawl Timestamp")] = STAMP.into();
+        let refs: Vec<&str> = cells.iter().map(String::as_str).collect();
+        row(w, &refs)
+    };
+    for p in &site.pages {
+        write_page(&mut w, &p.url, 200, &p.title, p.words, "", "", "")?;
     }
+    for (url, status, redirect, canonical, robots, words) in &site.extras {
+        write_page(
+            &mut w, url, *status, "Extra", *words, redirect, canonical, robots,
+        )?;
+    }
+    w.flush()
+}
 
-    // All Inlinks.
-    {
-        let mut w = BufWriter::new(File::create(&files.inlinks)?);
-        w.write_all(b"\xEF\xBB\xBF")?;
-        row(&mut w, &INLINKS_HEADER)?;
-        let link = |w: &mut BufWriter<File>,
-                    kind: &str,
-                    src: &str,
-                    dst: &str,
-                    anchor: &str,
-                    follow: bool,
-                    rel: &str,
-                    path: &str,
-                    position: &str|
-         -> io::Result<()> {
-            let status = if dst.contains("missing-page") {
-                ("404", "Not Found")
-            } else if dst.contains("old-roses") || dst.starts_with("http://") {
-                ("301", "Moved Permanently")
-            } else {
-                ("200", "OK")
-            };
-            row(
+/// One All Inlinks row, less the columns alike in all of ours.
+struct Link<'a> {
+    kind: &'a str,
+    src: &'a str,
+    dst: &'a str,
+    anchor: &'a str,
+    follow: bool,
+    rel: &'a str,
+    path: &'a str,
+    position: &'a str,
+}
+
+/// Write `l` as an All Inlinks row, its status read off the destination.
+fn link<W: Write>(w: &mut W, l: &Link) -> io::Result<()> {
+    let status = if l.dst.contains("missing-page") {
+        ("404", "Not Found")
+    } else if l.dst.contains("old-roses") || l.dst.starts_with("http://") {
+        ("301", "Moved Permanently")
+    } else {
+        ("200", "OK")
+    };
+    row(
+        w,
+        &[
+            l.kind,
+            l.src,
+            l.dst,
+            "0",
+            "",
+            l.anchor,
+            status.0,
+            status.1,
+            if l.follow { "true" } else { "false" },
+            "",
+            l.rel,
+            "Absolute",
+            l.path,
+            l.position,
+            "HTML",
+        ],
+    )
+}
+
+/// A followed hyperlink without `rel`, the most common row.
+fn hyperlink<W: Write>(
+    w: &mut W,
+    src: &str,
+    dst: &str,
+    anchor: &str,
+    path: &str,
+    position: &str,
+) -> io::Result<()> {
+    link(
+        w,
+        &Link {
+            kind: "Hyperlink",
+            src,
+            dst,
+            anchor,
+            follow: true,
+            rel: "",
+            path,
+            position,
+        },
+    )
+}
+
+/// All Inlinks: per page its template links, then its topic links; then, when messy and
+/// there are pages enough, the planted problem links.
+fn write_inlinks(path: &Path, site: &Site) -> io::Result<()> {
+    let pages = &site.pages;
+    let mut w = BufWriter::new(File::create(path)?);
+    w.write_all(b"\xEF\xBB\xBF")?;
+    row(&mut w, &INLINKS_HEADER)?;
+    let per_topic: Vec<Vec<usize>> = (0..site.topics)
+        .map(|t| {
+            (site.hubs..pages.len())
+                .filter(|&i| pages[i].topic == Some(t))
+                .collect()
+        })
+        .collect();
+    for (i, p) in pages.iter().enumerate() {
+        template_links(&mut w, site, p)?;
+        topic_links(&mut w, site, &per_topic, i)?;
+    }
+    if site.spec.messy && pages.len() > site.hubs + 6 {
+        problem_links(&mut w, site)?;
+    }
+    w.flush()
+}
+
+/// Template links of page `p`: header navigation to home and hubs; when messy, the footer
+/// link to contact, the logo image and the stylesheet.
+fn template_links<W: Write>(w: &mut W, site: &Site, p: &Page) -> io::Result<()> {
+    let (o, pages) = (site.o, &site.pages);
+    hyperlink(
+        w,
+        &p.url,
+        &pages[0].url,
+        "Home",
+        "//body/header/nav/ul/li[1]/a",
+        "Navigation",
+    )?;
+    for (h, hub) in pages.iter().enumerate().take(site.hubs).skip(1) {
+        hyperlink(
+            w,
+            &p.url,
+            &hub.url,
+            &hub.title,
+            &format!("//body/header/nav/ul/li[{}]/a", h + 1),
+            "Navigation",
+        )?;
+    }
+    if site.spec.messy {
+        hyperlink(
+            w,
+            &p.url,
+            &format!("{o}/contact"),
+            "Contact",
+            "//body/footer/div/a[1]",
+            "Footer",
+        )?;
+        link(
+            w,
+            &Link {
+                kind: "Image",
+                src: &p.url,
+                dst: &format!("{o}/logo.png"),
+                anchor: "",
+                follow: true,
+                rel: "",
+                path: "//body/header/a/img",
+                position: "Header",
+            },
+        )?;
+        link(
+            w,
+            &Link {
+                kind: "CSS",
+                src: &p.url,
+                dst: &format!("{o}/site.css"),
+                anchor: "",
+                follow: true,
+                rel: "",
+                path: "//head/link[2]",
+                position: "Head",
+            },
+        )?;
+    }
+    Ok(())
+}
+
+/// Topic links of page `i` (none from the home page): a content page's breadcrumb to its hub
+/// and `spec.body_links` body links within its topic; a hub's links to its first three pages.
+fn topic_links<W: Write>(
+    w: &mut W,
+    site: &Site,
+    per_topic: &[Vec<usize>],
+    i: usize,
+) -> io::Result<()> {
+    let pages = &site.pages;
+    let p = &pages[i];
+    let Some(t) = p.topic else { return Ok(()) };
+    if i >= site.hubs {
+        // Breadcrumb to the hub: labelled Content by Screaming Frog, a template block in fact.
+        hyperlink(
+            w,
+            &p.url,
+            &pages[1 + t].url,
+            &topic_name(t),
+            "//body/main/div[@class='breadcrumb']/a[2]",
+            "Content",
+        )?;
+        let members = &per_topic[t];
+        let me = members.iter().position(|&m| m == i).unwrap_or(0);
+        for step in 1..=site.spec.body_links.min(members.len().saturating_sub(1)) {
+            let target = members[(me + step * 3) % members.len()];
+            if target == i {
+                continue;
+            }
+            hyperlink(
                 w,
-                &[
-                    kind,
-                    src,
-                    dst,
-                    "0",
-                    "",
-                    anchor,
-                    status.0,
-                    status.1,
-                    if follow { "true" } else { "false" },
-                    "",
-                    rel,
-                    "Absolute",
-                    path,
-                    position,
-                    "HTML",
-                ],
-            )
-        };
-        let per_topic: Vec<Vec<usize>> = (0..topics)
-            .map(|t| {
-                (hubs..pages.len())
-                    .filter(|&i| pages[i].topic == Some(t))
-                    .collect()
-            })
-            .collect();
-        for (i, p) in pages.iter().enumerate() {
-            // Template: header navigation to home and hubs, footer to contact.
-            link(
-                &mut w,
-                "Hyperlink",
                 &p.url,
-                &pages[0].url,
-                "Home",
-                true,
-                "",
-                "//body/header/nav/ul/li[1]/a",
-                "Navigation",
-            )?;
-            for (h, hub) in pages.iter().enumerate().take(hubs).skip(1) {
-                link(
-                    &mut w,
-                    "Hyperlink",
-                    &p.url,
-                    &hub.url,
-                    &hub.title,
-                    true,
-                    "",
-                    &format!("//body/header/nav/ul/li[{}]/a", h + 1),
-                    "Navigation",
-                )?;
-            }
-            if spec.messy {
-                link(
-                    &mut w,
-                    "Hyperlink",
-                    &p.url,
-                    &format!("{o}/contact"),
-                    "Contact",
-                    true,
-                    "",
-                    "//body/footer/div/a[1]",
-                    "Footer",
-                )?;
-                link(
-                    &mut w,
-                    "Image",
-                    &p.url,
-                    &format!("{o}/logo.png"),
-                    "",
-                    true,
-                    "",
-                    "//body/header/a/img",
-                    "Header",
-                )?;
-                link(
-                    &mut w,
-                    "CSS",
-                    &p.url,
-                    &format!("{o}/site.css"),
-                    "",
-                    true,
-                    "",
-                    "//head/link[2]",
-                    "Head",
-                )?;
-            }
-            let Some(t) = p.topic else { continue };
-            if i >= hubs {
-                // Breadcrumb to the hub: labelled Content by Screaming Frog, a template block in fact.
-                link(
-                    &mut w,
-                    "Hyperlink",
-                    &p.url,
-                    &pages[1 + t].url,
-                    &topic_name(t),
-                    true,
-                    "",
-                    "//body/main/div[@class='breadcrumb']/a[2]",
-                    "Content",
-                )?;
-                let members = &per_topic[t];
-                let me = members.iter().position(|&m| m == i).unwrap_or(0);
-                for step in 1..=spec.body_links.min(members.len().saturating_sub(1)) {
-                    let target = members[(me + step * 3) % members.len()];
-                    if target == i {
-                        continue;
-                    }
-                    link(
-                        &mut w,
-                        "Hyperlink",
-                        &p.url,
-                        &pages[target].url,
-                        &pages[target].title,
-                        true,
-                        "",
-                        &format!("//body/main/article/p[{}]/a", step + 1),
-                        "Content",
-                    )?;
-                }
-            } else {
-                for &m in per_topic[t].iter().take(3) {
-                    link(
-                        &mut w,
-                        "Hyperlink",
-                        &p.url,
-                        &pages[m].url,
-                        &pages[m].title,
-                        true,
-                        "",
-                        "//body/main/ul/li/a",
-                        "Content",
-                    )?;
-                }
-            }
-        }
-        if spec.messy && pages.len() > hubs + 6 {
-            let (a, b, c) = (&pages[hubs].url, &pages[hubs + 1].url, &pages[hubs + 2].url);
-            // A body link through an old redirecting URL, a nofollow link, tracking and http variants.
-            link(
-                &mut w,
-                "Hyperlink",
-                b,
-                &format!("{o}/old-roses-page"),
-                "old roses",
-                true,
-                "",
-                "//body/main/article/p[5]/a",
-                "Content",
-            )?;
-            link(
-                &mut w,
-                "HTTP Redirect",
-                &format!("{o}/old-roses-page"),
-                a,
-                "",
-                true,
-                "",
-                "",
-                "",
-            )?;
-            link(
-                &mut w,
-                "Hyperlink",
-                c,
-                &format!("{a}?utm_source=newsletter"),
-                "roses",
-                true,
-                "",
-                "//body/main/article/p[6]/a",
-                "Content",
-            )?;
-            link(
-                &mut w,
-                "Hyperlink",
-                &pages[hubs + 3].url,
-                &pages[hubs + 5].url,
-                "sponsored",
-                false,
-                "nofollow",
-                "//body/main/article/p[7]/a",
-                "Content",
-            )?;
-            link(
-                &mut w,
-                "Hyperlink",
-                &pages[hubs + 4].url,
-                &format!("{o}/missing-page"),
-                "gone",
-                true,
-                "",
-                "//body/main/article/p[8]/a",
-                "Content",
-            )?;
-            link(
-                &mut w,
-                "Hyperlink",
-                &pages[hubs + 6].url,
-                &format!("{o}/tag/misc"),
-                "misc",
-                true,
-                "",
-                "//body/main/article/p[9]/a",
+                &pages[target].url,
+                &pages[target].title,
+                &format!("//body/main/article/p[{}]/a", step + 1),
                 "Content",
             )?;
         }
-        w.flush()?;
+    } else {
+        for &m in per_topic[t].iter().take(3) {
+            hyperlink(
+                w,
+                &p.url,
+                &pages[m].url,
+                &pages[m].title,
+                "//body/main/ul/li/a",
+                "Content",
+            )?;
+        }
     }
-    Ok(files)
+    Ok(())
+}
+
+/// The planted problem links (messy, with more than six content pages): a body link through
+/// an old redirecting URL and its redirect, a tracking-parameter variant, a nofollow link, a
+/// link to the 404 and one to the noindex tag page.
+fn problem_links<W: Write>(w: &mut W, site: &Site) -> io::Result<()> {
+    let (o, pages, hubs) = (site.o, &site.pages, site.hubs);
+    let (a, b, c) = (&pages[hubs].url, &pages[hubs + 1].url, &pages[hubs + 2].url);
+    // A body link through an old redirecting URL, a nofollow link, tracking and http variants.
+    hyperlink(
+        w,
+        b,
+        &format!("{o}/old-roses-page"),
+        "old roses",
+        "//body/main/article/p[5]/a",
+        "Content",
+    )?;
+    link(
+        w,
+        &Link {
+            kind: "HTTP Redirect",
+            src: &format!("{o}/old-roses-page"),
+            dst: a,
+            anchor: "",
+            follow: true,
+            rel: "",
+            path: "",
+            position: "",
+        },
+    )?;
+    hyperlink(
+        w,
+        c,
+        &format!("{a}?utm_source=newsletter"),
+        "roses",
+        "//body/main/article/p[6]/a",
+        "Content",
+    )?;
+    link(
+        w,
+        &Link {
+            kind: "Hyperlink",
+            src: &pages[hubs + 3].url,
+            dst: &pages[hubs + 5].url,
+            anchor: "sponsored",
+            follow: false,
+            rel: "nofollow",
+            path: "//body/main/article/p[7]/a",
+            position: "Content",
+        },
+    )?;
+    hyperlink(
+        w,
+        &pages[hubs + 4].url,
+        &format!("{o}/missing-page"),
+        "gone",
+        "//body/main/article/p[8]/a",
+        "Content",
+    )?;
+    hyperlink(
+        w,
+        &pages[hubs + 6].url,
+        &format!("{o}/tag/misc"),
+        "misc",
+        "//body/main/article/p[9]/a",
+        "Content",
+    )
 }
