@@ -132,6 +132,16 @@ fn cosine_outside_the_neighbour_list_comes_from_the_caller() {
     assert!((p.features.similarity - 0.42).abs() < 1e-6);
     let data = [1.0, 0.0, 0.6, 0.8];
     assert!((dot_rows(&data, 2)(0, 1) - 0.6).abs() < 1e-6);
+    // Lanes and the tail: 37 values (two chunks of 16 and 5 more) against an f64 sum.
+    let x: Vec<f32> = (0..37).map(|i| (i as f32 * 0.37).sin()).collect();
+    let y: Vec<f32> = (0..37).map(|i| (i as f32 * 0.11).cos()).collect();
+    let exact: f64 = x
+        .iter()
+        .zip(&y)
+        .map(|(a, b)| f64::from(*a) * f64::from(*b))
+        .sum();
+    let both: Vec<f32> = x.iter().chain(&y).copied().collect();
+    assert!((f64::from(dot_rows(&both, 37)(0, 1)) - exact).abs() < 1e-5);
 }
 
 #[test]
