@@ -48,8 +48,6 @@ pub struct Query {
     phrases: Vec<Phrase>,
     /// (word hash, query weight × idf).
     terms: Vec<(u64, f64)>,
-    /// (word hash, index in `terms`), sorted by hash for lookups.
-    lookup: Vec<(u64, usize)>,
     /// The score of an ideal place, to scale scores to 0–1.
     ideal: f64,
 }
@@ -189,13 +187,9 @@ impl Query {
             .map(|p| p.weight * p.rarity)
             .fold(0.0, f64::max);
         let ideal = terms.iter().map(|t| t.1).sum::<f64>() + PHRASE_BONUS * best_phrase;
-        let mut lookup: Vec<(u64, usize)> =
-            terms.iter().enumerate().map(|(i, t)| (t.0, i)).collect();
-        lookup.sort_unstable();
         Query {
             phrases,
             terms,
-            lookup,
             ideal,
         }
     }
@@ -205,43 +199,26 @@ impl Query {
         &self.phrases
     }
 
-    /// The unscaled score of one block with its words.
-    fn raw(&self, block: &Block, ws: &[Word], stats: &SiteStats) -> f64 {
-        // Each word is looked up once among the query's terms (sorted by hash); a block with
-        // none of them cannot hold a phrase either, and most blocks are such. Terms are summed
-        // in the query's order, as before the lookup, so scores are the same to the bit.
-        let mut hits: Vec<usize> = ws
-            .iter()
-            .filter_map(|w| {
-                self.lookup
-                    .binary_search_by_key(&w.hash, |t| t.0)
-                    .ok()
-                    .map(|i| self.lookup[i].1)
-            })
-            .collect();
-        if hits.is_empty() {
-            return 0.0;
-        }
-        hits.sort_unstable();
-        let len = ws.len() as f64;
-        let norm = K1 * (1.0 - B + B * len / stats.avg_len.max(1.0));
-        let mut bm25 = 0.0;
-        for run in hits.chunk_by(|a, b| a == b) {
-            let tf = run.len() as f64;
-            bm25 += self.terms[run[0]].1 * tf * (K1 + 1.0) / (tf + norm);
-        }
-        let hashes: Vec<u64> = ws.iter().map(|w| w.hash).collect();
-        let phrase = self
-            .phrases
-            .iter()
-            .filter(|p| {
-                hashes
+    /// Each block's bonus for the destination phrase it contains as a word sequence (the
+    /// best one's weight × rarity; 0 for none). Only blocks holding a phrase's first word,
+    /// found through the page's postings, are searched for it.
+    fn phrase_bonus(&self, page: &Prepared<'_>) -> Vec<f64> {
+        let mut bonus = vec![0.0f64; page.blocks.len()];
+        for p in &self.phrases {
+            let Some(&first) = p.words.first() else {
+                continue;
+            };
+            for &(_, b, _) in page.postings(first) {
+                let b = b as usize;
+                if page.hashes[b]
                     .windows(p.words.len())
-                    .any(|win| win == p.words.as_slice())
-            })
-            .map(|p| p.weight * p.rarity)
-            .fold(0.0, f64::max);
-        (bm25 + PHRASE_BONUS * phrase) * kind_weight(block.kind)
+                    .any(|win| win[0] == first && win == p.words.as_slice())
+                {
+                    bonus[b] = f64::max(bonus[b], p.weight * p.rarity);
+                }
+            }
+        }
+        bonus
     }
 
     /// The best place in `blocks` (a source page) for a link to this destination.
@@ -266,19 +243,56 @@ impl Query {
         links_to_target: &dyn Fn(usize) -> bool,
         stats: &SiteStats,
     ) -> Result<Suggestion, NoPlace> {
+        let (i, score) = self.place(page, links_to_target)?;
+        let block = &page.blocks[i];
+        let links: Vec<Range<usize>> = block.links.iter().map(|l| l.range.clone()).collect();
+        Ok(Suggestion {
+            block: i,
+            text: block.text.clone(),
+            kind: block.kind,
+            score,
+            anchor: anchor::choose(&block.text, &links, &page.words[i], &self.phrases, stats),
+        })
+    }
+
+    /// The best block of `page` for a link here and its passage score (0–1), without the
+    /// anchor: the score is what the ranking needs, and the anchor ([`Query::anchor`]) can
+    /// wait until the budget has kept the pair.
+    pub fn place(
+        &self,
+        page: &Prepared<'_>,
+        links_to_target: &dyn Fn(usize) -> bool,
+    ) -> Result<(usize, f64), NoPlace> {
         if page.blocks.is_empty() {
             return Err(NoPlace::NoText);
         }
         if self.phrases.is_empty() || self.ideal <= 0.0 {
             return Err(NoPlace::NothingNamesTarget);
         }
+        // BM25 through the page's postings: each query term is looked up once in the page,
+        // not each of the page's words among the terms. Terms are added in the query's order,
+        // as the sum over a block's words always added them, so scores are the same to the bit.
+        let mut bm25 = vec![0.0f64; page.blocks.len()];
+        let mut hit = vec![false; page.blocks.len()];
+        for &(h, weight) in &self.terms {
+            for &(_, b, tf) in page.postings(h) {
+                let (b, tf) = (b as usize, f64::from(tf));
+                bm25[b] += weight * tf * (K1 + 1.0) / (tf + page.norm[b]);
+                hit[b] = true;
+            }
+        }
+        let bonus = self.phrase_bonus(page);
         let mut best: Option<(f64, usize)> = None;
         for (i, block) in page.blocks.iter().enumerate() {
-            let ws = &page.words[i];
-            if ws.is_empty() || page.template[i] || links_to_target(i) {
+            if page.words[i].is_empty() || page.template[i] || links_to_target(i) {
                 continue;
             }
-            let score = self.raw(block, ws, stats) / self.ideal;
+            // A block with none of the terms cannot hold a phrase either, and most are such.
+            let score = if hit[i] {
+                (bm25[i] + PHRASE_BONUS * bonus[i]) * kind_weight(block.kind) / self.ideal
+            } else {
+                0.0
+            };
             // Ties go to the first block: a link belongs at the first mention.
             if best.is_none_or(|(s, _)| score > s) {
                 best = Some((score, i));
@@ -288,14 +302,17 @@ impl Query {
         if score < FLOOR {
             return Err(NoPlace::BelowFloor { best: score });
         }
-        let block = &page.blocks[i];
-        Ok(Suggestion {
-            block: i,
-            text: block.text.clone(),
-            kind: block.kind,
-            score: score.min(1.0),
-            anchor: anchor::choose(block, &page.words[i], &self.phrases, stats),
-        })
+        Ok((i, score.min(1.0)))
+    }
+
+    /// The suggested anchor in a block's `text` whose existing links sit at `links`.
+    pub fn anchor(
+        &self,
+        text: &str,
+        links: &[Range<usize>],
+        stats: &SiteStats,
+    ) -> Option<(Range<usize>, String)> {
+        anchor::choose(text, links, &words(text), &self.phrases, stats)
     }
 }
 
@@ -306,17 +323,60 @@ pub struct Prepared<'a> {
     /// The page's blocks.
     pub blocks: &'a [Block],
     words: Vec<Vec<Word>>,
+    /// Each block's word hashes in order, for the phrase match.
+    hashes: Vec<Vec<u64>>,
+    /// (word hash, block, occurrences in the block), sorted: the page's inverted index.
+    postings: Vec<(u64, u32, u32)>,
+    /// Each block's BM25 length normalization.
+    norm: Vec<f64>,
     template: Vec<bool>,
 }
 
 impl<'a> Prepared<'a> {
     /// Split every block of `blocks` into words.
     pub fn new(blocks: &'a [Block], stats: &SiteStats) -> Prepared<'a> {
+        let words: Vec<Vec<Word>> = blocks.iter().map(|b| words(&b.text)).collect();
+        let hashes: Vec<Vec<u64>> = words
+            .iter()
+            .map(|ws| ws.iter().map(|w| w.hash).collect())
+            .collect();
+        let mut postings = Vec::new();
+        let mut sorted = Vec::new();
+        for (b, hs) in hashes.iter().enumerate() {
+            sorted.clear();
+            sorted.extend_from_slice(hs);
+            sorted.sort_unstable();
+            let b = u32::try_from(b).unwrap_or(u32::MAX);
+            for run in sorted.chunk_by(|x, y| x == y) {
+                postings.push((run[0], b, u32::try_from(run.len()).unwrap_or(u32::MAX)));
+            }
+        }
+        postings.sort_unstable();
+        let norm = words
+            .iter()
+            .map(|ws| K1 * (1.0 - B + B * ws.len() as f64 / stats.avg_len.max(1.0)))
+            .collect();
         Prepared {
             blocks,
-            words: blocks.iter().map(|b| words(&b.text)).collect(),
-            template: blocks.iter().map(|b| stats.is_template(b)).collect(),
+            template: hashes.iter().map(|h| stats.is_template_words(h)).collect(),
+            hashes,
+            postings,
+            norm,
+            words,
         }
+    }
+
+    /// Whether block `i` is template (repeated across the site): never a place, so what
+    /// its links point at need not be worked out.
+    pub fn is_template(&self, i: usize) -> bool {
+        self.template[i]
+    }
+
+    /// The blocks holding a word, in block order.
+    fn postings(&self, hash: u64) -> &[(u64, u32, u32)] {
+        let start = self.postings.partition_point(|p| p.0 < hash);
+        let len = self.postings[start..].partition_point(|p| p.0 == hash);
+        &self.postings[start..start + len]
     }
 }
 

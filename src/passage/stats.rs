@@ -207,6 +207,11 @@ impl SiteStats {
         self.template.contains(&text_hash(&block.text))
     }
 
+    /// [`is_template`](Self::is_template) of a block whose word hashes are known.
+    pub fn is_template_words(&self, word_hashes: &[u64]) -> bool {
+        self.template.contains(&sequence_hash(word_hashes))
+    }
+
     /// Whether a title part is shared by many titles (the site name, a section name).
     pub fn is_common_title_part(&self, part: &str) -> bool {
         self.common_title_parts.contains(&text_hash(part))

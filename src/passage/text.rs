@@ -118,14 +118,25 @@ fn is_word_char(c: char) -> bool {
 
 /// Call `f` with every word of `text`, in order.
 pub fn for_each_word(text: &str, mut f: impl FnMut(Word)) {
+    let stops = stop_hashes();
     for_each_range(text, |range| {
         let w = &text[range.clone()];
-        f(Word {
-            hash: hash_lower(w),
-            stop: is_stop(w),
-            range,
-        });
+        let hash = hash_lower(w);
+        // By hash: the same answer as `is_stop` (the list is ASCII, and an ASCII word's hash
+        // is that of its lower case), without copying the word.
+        let stop = w.len() <= 8 && w.is_ascii() && stops.binary_search(&hash).is_ok();
+        f(Word { range, hash, stop });
     });
+}
+
+/// The stop words' hashes, sorted.
+fn stop_hashes() -> &'static [u64] {
+    static HASHES: std::sync::OnceLock<Vec<u64>> = std::sync::OnceLock::new();
+    HASHES.get_or_init(|| {
+        let mut h: Vec<u64> = STOP_WORDS.iter().map(|w| hash_lower(w)).collect();
+        h.sort_unstable();
+        h
+    })
 }
 
 /// Call `f` with the hash of every word of `text`, in order (the statistics' fast path).
@@ -191,6 +202,17 @@ mod tests {
         );
         assert_eq!(word_hash("CAFÉ"), word_hash("café"));
         assert!(is_stop("The") && !is_stop("table"));
+        // The by-hash test inside `words` agrees with `is_stop` on every listed word, in
+        // any case, and on words that are not listed.
+        for w in STOP_WORDS
+            .iter()
+            .map(ToString::to_string)
+            .chain(["Table".into(), "THEM".into()])
+        {
+            for form in [w.clone(), w.to_uppercase()] {
+                assert_eq!(words(&form)[0].stop, is_stop(&form), "{form}");
+            }
+        }
         assert_eq!(text_hash("Read  more!"), text_hash("read more"));
         assert_ne!(text_hash("read more"), text_hash("more read"));
     }

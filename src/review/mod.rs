@@ -42,12 +42,14 @@ impl Existing {
 /// Where in the source page the link would sit, and with what words.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SuggestedPassage {
-    /// The block's text.
-    pub text: String,
+    /// The block's text, shared by the rows that chose the same block of the same page.
+    pub text: Arc<str>,
     /// The words to link: a byte range of `text`.
     pub anchor: Option<std::ops::Range<usize>>,
     /// How well the block fits, 0–1 (see docs/method.md).
     pub strength: f64,
+    /// Byte ranges of `text` that already link somewhere: the anchor is never among them.
+    pub links: Arc<[std::ops::Range<usize>]>,
 }
 
 /// The passage column of one Queue row.
@@ -67,6 +69,8 @@ pub enum Placement {
 /// fingerprints are shared per page (`Arc<str>`), not copied per pair.
 #[derive(Debug, Clone)]
 pub struct Candidate {
+    /// The crawl's ids of the source and the destination (see [`crate::crawl::Crawl`]).
+    pub pages: (u32, u32),
     /// Page that would carry the link.
     pub source: Arc<str>,
     /// Page it would link to.
@@ -106,7 +110,7 @@ pub const PASSAGE_WEIGHT: f64 = 1.0;
 
 impl Candidate {
     /// Priority 0–100, for the Queue's order and its budget:
-    /// `100 × (1 − e^−(score + 0.5·passage)) × (0.8 + 0.2·underlinked) × importance`, where
+    /// `100 × (1 − e^−(score + passage)) × (0.8 + 0.2·underlinked) × importance`, where
     /// `score` is the ranking's evidence (similarity plus link-graph evidence), `passage` the
     /// suggested passage's strength (0–1; 0 without page text or a place),
     /// `underlinked = 1 / (1 + ln(1 + body inlinks))` (1 for a page with no body inlinks, 0.29
@@ -592,16 +596,20 @@ pub fn carry_forward(
         history.push(HistoryRow { previous: p, note });
     }
     // Unstable is deterministic here: (destination, source) is unique, so no two rows tie.
-    rows.sort_unstable_by(|a, b| {
-        b.candidate
-            .priority()
-            .total_cmp(&a.candidate.priority())
+    // Each row's priority is worked out once, not at every comparison.
+    let mut keyed: Vec<_> = rows
+        .into_iter()
+        .map(|r| (r.candidate.priority(), r))
+        .collect();
+    keyed.sort_unstable_by(|(pa, a), (pb, b)| {
+        pb.total_cmp(pa)
             .then_with(|| b.candidate.similarity.total_cmp(&a.candidate.similarity))
             .then_with(|| {
                 (&a.candidate.destination, &a.candidate.source)
                     .cmp(&(&b.candidate.destination, &b.candidate.source))
             })
     });
+    let rows = keyed.into_iter().map(|(_, r)| r).collect();
     (rows, history)
 }
 
@@ -766,14 +774,15 @@ fn placement_cells(placement: Placement) -> [Cell; 4] {
                 text,
                 anchor,
                 strength,
+                ..
             } = *p;
             let anchor_text = anchor
                 .as_ref()
                 .and_then(|a| text.get(a.clone()))
                 .map_or(Cell::Empty, Cell::text);
             let passage = match anchor {
-                Some(a) => Cell::Marked(text, a),
-                None => Cell::text(text),
+                Some(a) => Cell::Marked(text.to_string(), a),
+                None => Cell::text(&*text),
             };
             [
                 passage,
@@ -915,6 +924,7 @@ mod tests {
 
     fn cand(s: &str, d: &str, fp: &str) -> Candidate {
         Candidate {
+            pages: (0, 1),
             source: s.into(),
             destination: d.into(),
             similarity: 0.8,
@@ -1008,6 +1018,7 @@ mod tests {
             text: "see the index".into(),
             anchor: Some(8..13),
             strength: 1.0,
+            links: Arc::from([]),
         }));
         let placed = c.priority();
         assert!(placed > linked, "{placed} {linked}");

@@ -111,10 +111,17 @@ pub fn run(config: &RunConfig) -> Result<Outcome> {
         signals.as_ref(),
     );
     found.put_back(&compared, neighbors, config.top_k);
-    let mut passages = passages::suggest(config, &crawl, &mut candidates, progress, &mut report)?;
-    let budgeted = queue::apply_budget(candidates, config.ranking.budget);
+    let (mut passages, anchoring) =
+        passages::suggest(config, &crawl, &mut candidates, progress, &mut report)?;
+    let mut budgeted = queue::apply_budget(candidates, config.ranking.budget);
+    if let Some(anchoring) = anchoring {
+        anchoring.choose(&mut budgeted.kept);
+    }
     passages.count(&budgeted.kept);
+    // The ranking's three sentences, for both the Summary and the Run sheet.
     let budget_text = ranking::budget_text(&ranked, config.ranking.budget, &budgeted);
+    let check_text = ranking::check_text(&ranked);
+    let passages_text = passages.describe();
     let candidates = budgeted.kept;
     let analysis = Analysis {
         config,
@@ -142,9 +149,9 @@ pub fn run(config: &RunConfig) -> Result<Outcome> {
         counts: &counts,
         queue: &queue_rows,
         history: &history,
-        budget: budget_text.clone(),
-        check: ranking::check_text(&ranked),
-        passages: passages.describe(),
+        budget: &budget_text,
+        check: &check_text,
+        passages: &passages_text,
         importance: signals.as_ref().map(|s| &s.importance),
         languages: &compared.languages,
     });
@@ -164,11 +171,7 @@ pub fn run(config: &RunConfig) -> Result<Outcome> {
         clock: &clock,
         tables: &tables,
         search: &search::description(&found.reports),
-        ranking: [
-            &budget_text,
-            &ranking::check_text(&ranked),
-            &passages.describe(),
-        ],
+        ranking: [&budget_text, &check_text, &passages_text],
     });
 
     let queue_len = queue_rows.len();

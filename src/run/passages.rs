@@ -4,6 +4,7 @@
 //! source where the link fits ([`crate::passage`]).
 
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 use anyhow::{Context, Result};
 use rayon::prelude::*;
@@ -72,13 +73,14 @@ pub(super) fn suggest(
     candidates: &mut [Candidate],
     progress: Progress,
     report: &mut Report,
-) -> Result<PassageReport> {
+) -> Result<(PassageReport, Option<Anchoring>)> {
     let Some(path) = &config.inputs.page_text else {
-        return Ok(PassageReport {
+        let none = PassageReport {
             source: "no page text given (--page-text, a Custom Extraction export of the main content): the Suggested Passage column is empty".into(),
             found: 0,
             rows: 0,
-        });
+        };
+        return Ok((none, None));
     };
     let table = Table::open(path)
         .with_context(|| format!("reading the page text export {}", path.display()))?;
@@ -92,38 +94,36 @@ pub(super) fn suggest(
         }
     }
     report.set_ticker(Some(progress.rows("Reading page text")));
-    // Pages are split in parallel, a batch at a time; the counts add up the same in any order.
-    let mut batch: Vec<(String, page_text::TextFormat)> = Vec::new();
-    let add_batch = |builder: &mut StatsBuilder,
-                     batch: &mut Vec<(String, page_text::TextFormat)>| {
-        let parts: Vec<StatsBuilder> = batch
-            .par_chunks(64)
-            .map(|chunk| {
-                let mut part = StatsBuilder::new();
-                for (text, format) in chunk {
-                    part.add_page(&passage::split(text, *format));
+    // Pages are split in parallel, a batch at a time, while the next batch is read; the
+    // counts add up the same in any order.
+    let read = pipelined(
+        |push| {
+            page_text::read(&table, None, report, &mut |report, stats, page| {
+                if page_of(crawl, config, page.address).is_none() {
+                    report.skip(stats, "not a page of the analysis");
+                    return;
                 }
-                part
+                report.stats(stats).used += 1;
+                push((page.text.to_string(), page.format));
             })
-            .collect();
-        for part in parts {
-            builder.merge(part);
-        }
-        batch.clear();
-    };
-    let read = page_text::read(&table, None, report, &mut |report, stats, page| {
-        if page_of(crawl, config, page.address).is_none() {
-            report.skip(stats, "not a page of the analysis");
-            return;
-        }
-        report.stats(stats).used += 1;
-        batch.push((page.text.to_string(), page.format));
-        if batch.len() >= BATCH_PAGES {
-            add_batch(&mut builder, &mut batch);
-        }
-    })
-    .with_context(|| format!("reading {}", table.name()))?;
-    add_batch(&mut builder, &mut batch);
+            .with_context(|| format!("reading {}", table.name()))
+        },
+        |batch: Vec<(String, page_text::TextFormat)>| {
+            let parts: Vec<StatsBuilder> = batch
+                .par_chunks(64)
+                .map(|chunk| {
+                    let mut part = StatsBuilder::new();
+                    for (text, format) in chunk {
+                        part.add_page(&passage::split(text, *format));
+                    }
+                    part
+                })
+                .collect();
+            for part in parts {
+                builder.merge(part);
+            }
+        },
+    )?;
     report.set_ticker(None);
     let stats = builder.finish(&TemplateRules {
         share: config.link_rules.template_share,
@@ -131,8 +131,8 @@ pub(super) fn suggest(
     });
     // Pass 2: each source page's rows are scored as its text streams by, so only a batch of
     // pages is ever held, and each page is split into words once for all its rows.
-    let found = place_all(config, crawl, &table, candidates, &stats, progress)?;
-    Ok(PassageReport {
+    let (found, queries) = place_all(config, crawl, &table, candidates, &stats, progress)?;
+    let passages = PassageReport {
         source: format!(
             "from {} (extractor \"{}\", {} pages with text, {} template blocks)",
             table.name(),
@@ -142,7 +142,31 @@ pub(super) fn suggest(
         ),
         found,
         rows: candidates.len(),
-    })
+    };
+    Ok((passages, Some(Anchoring { queries, stats })))
+}
+
+/// What the passage stage keeps until the budget has cut the pool: each destination's
+/// query and the site's statistics. The anchor does not count in the priority, so it is
+/// chosen only for the rows the budget keeps (a quarter of the pool, or less).
+pub(super) struct Anchoring {
+    queries: HashMap<u32, Query>,
+    stats: passage::SiteStats,
+}
+
+impl Anchoring {
+    /// Choose the suggested anchor in every kept row's passage.
+    pub(super) fn choose(&self, kept: &mut [Candidate]) {
+        kept.par_iter_mut().for_each(|c| {
+            if let (Placement::Found(p), Some(query)) =
+                (&mut c.placement, self.queries.get(&c.pages.1))
+            {
+                p.anchor = query
+                    .anchor(&p.text, &p.links, &self.stats)
+                    .map(|(range, _)| range);
+            }
+        });
+    }
 }
 
 /// What the crawl says names a destination: its title, H1 and the anchors other pages use.
@@ -158,8 +182,64 @@ fn target(crawl: &Crawl, d: u32) -> Target {
     }
 }
 
-/// Pages of text held at once in pass 2, scored in parallel.
+/// A batch of pages worked on in parallel: at most so many pages, or so many bytes of text.
 const BATCH_PAGES: usize = 2048;
+/// See [`BATCH_PAGES`]; three batches are held at once (one read, one waiting, one worked).
+const BATCH_BYTES: usize = 32 << 20;
+
+/// Something holding page text, for the batch size.
+trait TextBytes {
+    fn text_bytes(&self) -> usize;
+}
+
+impl TextBytes for (String, page_text::TextFormat) {
+    fn text_bytes(&self) -> usize {
+        self.0.len()
+    }
+}
+
+impl TextBytes for (u32, String, String, page_text::TextFormat) {
+    fn text_bytes(&self) -> usize {
+        self.2.len()
+    }
+}
+
+/// Run `read`, which hands pages to its `push`, on this thread, while a second thread hands
+/// the batches already read to `work` (which spreads each over the rayon pool): with two
+/// cores, tokenizing the CSV and splitting the HTML overlap instead of taking turns.
+/// Batches reach `work` in the order they were read.
+fn pipelined<T: TextBytes + Send, R>(
+    read: impl FnOnce(&mut dyn FnMut(T)) -> Result<R>,
+    mut work: impl FnMut(Vec<T>) + Send,
+) -> Result<R> {
+    std::thread::scope(|scope| {
+        let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<T>>(1);
+        let worker = scope.spawn(move || {
+            for batch in rx {
+                work(batch);
+            }
+        });
+        let mut batch = Vec::new();
+        let mut bytes = 0;
+        let result = read(&mut |item: T| {
+            bytes += item.text_bytes();
+            batch.push(item);
+            if batch.len() >= BATCH_PAGES || bytes >= BATCH_BYTES {
+                bytes = 0;
+                // Sending fails only if the worker panicked; the join below re-raises that.
+                let _ = tx.send(std::mem::take(&mut batch));
+            }
+        });
+        if !batch.is_empty() {
+            let _ = tx.send(batch);
+        }
+        drop(tx);
+        if let Err(panic) = worker.join() {
+            std::panic::resume_unwind(panic);
+        }
+        result
+    })
+}
 
 /// Suggest a place for every candidate, reading the page text a second time; returns how
 /// many got one.
@@ -170,57 +250,61 @@ fn place_all(
     candidates: &mut [Candidate],
     stats: &passage::SiteStats,
     progress: Progress,
-) -> Result<usize> {
+) -> Result<(usize, HashMap<u32, Query>)> {
     // One query per destination, shared by its rows; each source page's rows by index.
     let mut queries: HashMap<u32, Query> = HashMap::new();
     let mut rows_of: HashMap<u32, Vec<(usize, u32)>> = HashMap::new();
     for (i, c) in candidates.iter().enumerate() {
-        let (Some(s), Some(d)) = (
-            page_of(crawl, config, &c.source),
-            page_of(crawl, config, &c.destination),
-        ) else {
-            continue;
-        };
+        let (s, d) = c.pages;
         queries
             .entry(d)
             .or_insert_with(|| Query::new(&target(crawl, d), stats));
         rows_of.entry(s).or_default().push((i, d));
     }
     let mut placed: Vec<(usize, Placement)> = Vec::new();
-    let mut batch: Vec<(u32, String, Vec<Block>)> = Vec::new();
-    let score_batch = |batch: &mut Vec<(u32, String, Vec<Block>)>,
-                       placed: &mut Vec<(usize, Placement)>| {
-        let scored: Vec<Vec<(usize, Placement)>> = batch
-            .par_iter()
-            .map(|(s, address, blocks)| {
-                place_page(config, crawl, &queries, stats, address, blocks, &rows_of[s])
-            })
-            .collect();
-        placed.extend(scored.into_iter().flatten());
-        batch.clear();
-    };
+    // Pages are split into blocks on the workers, with their scoring, while the reading
+    // thread tokenizes the next batch of the CSV.
     // A second read of the same file: its rows were accounted for in pass 1.
     let mut scratch = Report::new();
     scratch.set_ticker(Some(progress.rows("Suggesting passages")));
     let mut done: HashSet<u32> = HashSet::new();
-    page_text::read(table, None, &mut scratch, &mut |_, _, page| {
-        let Some(f) = page_of(crawl, config, page.address) else {
-            return;
-        };
-        if !rows_of.contains_key(&f) || !done.insert(f) {
-            return;
-        }
-        batch.push((
-            f,
-            page.address.to_string(),
-            passage::split(page.text, page.format),
-        ));
-        if batch.len() >= BATCH_PAGES {
-            score_batch(&mut batch, &mut placed);
-        }
-    })
-    .with_context(|| format!("reading {}", table.name()))?;
-    score_batch(&mut batch, &mut placed);
+    pipelined(
+        |push| {
+            page_text::read(table, None, &mut scratch, &mut |_, _, page| {
+                let Some(f) = page_of(crawl, config, page.address) else {
+                    return;
+                };
+                if !rows_of.contains_key(&f) || !done.insert(f) {
+                    return;
+                }
+                push((
+                    f,
+                    page.address.to_string(),
+                    page.text.to_string(),
+                    page.format,
+                ));
+            })
+            .with_context(|| format!("reading {}", table.name()))
+        },
+        |batch: Vec<(u32, String, String, page_text::TextFormat)>| {
+            let scored: Vec<Vec<(usize, Placement)>> = batch
+                .par_iter()
+                .map(|(s, address, text, format)| {
+                    let blocks = passage::split(text, *format);
+                    place_page(
+                        config,
+                        crawl,
+                        &queries,
+                        stats,
+                        address,
+                        &blocks,
+                        &rows_of[s],
+                    )
+                })
+                .collect();
+            placed.extend(scored.into_iter().flatten());
+        },
+    )?;
     scratch.set_ticker(None);
     let no_text = passage::NoPlace::NoText.to_string();
     for (s, rows) in &rows_of {
@@ -235,8 +319,11 @@ fn place_all(
         found += usize::from(matches!(p, Placement::Found(_)));
         candidates[i].placement = p;
     }
-    Ok(found)
+    Ok((found, queries))
 }
+
+/// A block's text and link ranges, shared by the rows that chose it.
+type Shared = (Arc<str>, Arc<[std::ops::Range<usize>]>);
 
 /// The placements of one source page's rows (`rows`: candidate index and destination).
 fn place_page(
@@ -249,11 +336,16 @@ fn place_page(
     rows: &[(usize, u32)],
 ) -> Vec<(usize, Placement)> {
     let page = Prepared::new(blocks, stats);
-    // Where each block's links point, resolved once for all the page's rows.
+    // Where each block's links point, resolved once for all the page's rows; a template
+    // block is never a place, so its links (the site's navigation, mostly) are not resolved.
     let base = url::Url::parse(address).ok();
     let targets: Vec<Vec<u32>> = blocks
         .iter()
-        .map(|b| {
+        .enumerate()
+        .map(|(i, b)| {
+            if page.is_template(i) {
+                return Vec::new();
+            }
             b.links
                 .iter()
                 .filter_map(|l| {
@@ -264,19 +356,93 @@ fn place_page(
                 .collect()
         })
         .collect();
+    // A page's rows often choose the same block: its text is held once for all of them
+    // (the pool is four times the Queue, so this is most of the stage's memory).
+    let mut shared: Vec<Option<Shared>> = vec![None; blocks.len()];
     rows.iter()
         .map(|&(i, d)| {
             let links_to = |b: usize| targets[b].contains(&d);
-            let placement = match queries[&d].suggest_prepared(&page, &links_to, stats) {
-                Ok(found) => Placement::Found(Box::new(SuggestedPassage {
-                    text: found.text,
-                    anchor: found.anchor.map(|(range, _)| range),
-                    strength: found.score,
-                })),
+            let placement = match queries[&d].place(&page, &links_to) {
+                Ok((b, strength)) => {
+                    let (text, links) = shared[b]
+                        .get_or_insert_with(|| {
+                            let links: Vec<_> =
+                                blocks[b].links.iter().map(|l| l.range.clone()).collect();
+                            (Arc::from(blocks[b].text.as_str()), Arc::from(links))
+                        })
+                        .clone();
+                    Placement::Found(Box::new(SuggestedPassage {
+                        text,
+                        anchor: None,
+                        strength,
+                        links,
+                    }))
+                }
                 Err(why @ passage::NoPlace::NoText) => Placement::NoText(why.to_string()),
                 Err(why) => Placement::NoPlace(why.to_string()),
             };
             (i, placement)
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pipelined_batches_arrive_whole_and_in_order() {
+        // 5,000 pages of 10 KiB: batches close at 2,048 pages or at 32 MiB, whichever first.
+        let text = "x".repeat(10 << 10);
+        let mut seen: Vec<(String, page_text::TextFormat)> = Vec::new();
+        let mut sizes = Vec::new();
+        let pages = pipelined(
+            |push| {
+                for i in 0..5_000 {
+                    push((format!("{i}{text}"), page_text::TextFormat::Plain));
+                }
+                Ok(5_000)
+            },
+            |batch| {
+                sizes.push(batch.len());
+                seen.extend(batch);
+            },
+        )
+        .unwrap();
+        assert_eq!(pages, 5_000);
+        assert_eq!(sizes, [2048, 2048, 904]);
+        assert!(
+            seen.iter()
+                .enumerate()
+                .all(|(i, (t, _))| t.starts_with(&format!("{i}x")))
+        );
+        // Large pages close a batch by bytes: 1 MiB each, 32 to a batch.
+        let big = "y".repeat(1 << 20);
+        let mut sizes = Vec::new();
+        pipelined(
+            |push| {
+                for _ in 0..40 {
+                    push((big.clone(), page_text::TextFormat::Plain));
+                }
+                Ok(())
+            },
+            |batch| sizes.push(batch.len()),
+        )
+        .unwrap();
+        assert_eq!(sizes, [32, 8]);
+    }
+
+    #[test]
+    fn a_read_error_comes_back_after_the_batches_before_it() {
+        let mut got = 0;
+        let result: Result<()> = pipelined(
+            |push| {
+                push((String::from("a"), page_text::TextFormat::Plain));
+                anyhow::bail!("row 2: bad")
+            },
+            |batch: Vec<(String, page_text::TextFormat)>| got += batch.len(),
+        );
+        assert_eq!(result.unwrap_err().to_string(), "row 2: bad");
+        assert_eq!(got, 1);
+    }
 }

@@ -104,6 +104,7 @@ pub(super) fn candidates(
                 .position(|n| n.id == p.source)
                 .map_or(0, |i| i as u32 + 1);
             Candidate {
+                pages: (s, d),
                 source: url(s),
                 importance: crawl_weight
                     .map_or_else(|| config.importance.weight(&destination), |w| w.weight(d)),

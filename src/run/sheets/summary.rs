@@ -25,11 +25,11 @@ pub(in crate::run) struct SummaryInput<'a> {
     pub(in crate::run) queue: &'a [QueueRow],
     pub(in crate::run) history: &'a [HistoryRow],
     /// The Queue's budget, in words.
-    pub(in crate::run) budget: String,
+    pub(in crate::run) budget: &'a str,
     /// The ranking's self-check, in words.
-    pub(in crate::run) check: String,
+    pub(in crate::run) check: &'a str,
     /// How many Queue rows have a suggested passage, or why none.
-    pub(in crate::run) passages: String,
+    pub(in crate::run) passages: &'a str,
     /// Destination importance from the crawl's signals, when it has any.
     pub(in crate::run) importance: Option<&'a CrawlImportance>,
     pub(in crate::run) languages: &'a Languages,
@@ -216,13 +216,13 @@ pub(in crate::run) fn sheet(s: &SummaryInput<'_>) -> Sheet {
     pages(&mut rows, s.pages);
     languages(&mut rows, config, s.languages, s.pages);
     queue(&mut rows, s.counts, s.queue);
-    kv(&mut rows, "Queue budget", Cell::text(&s.budget));
+    kv(&mut rows, "Queue budget", Cell::text(s.budget));
     kv(
         &mut rows,
         "How well the order finds real links",
-        Cell::text(&s.check),
+        Cell::text(s.check),
     );
-    kv(&mut rows, "Suggested passages", Cell::text(&s.passages));
+    kv(&mut rows, "Suggested passages", Cell::text(s.passages));
     importance(&mut rows, config, s.importance);
     if config.previous.is_some() {
         for (k, n) in review::carry_counts(s.queue, s.history) {
