@@ -157,8 +157,9 @@ pub(super) fn apply_budget(mut pool: Vec<Candidate>, budget: crate::rank::Budget
     });
     let cap_d = budget.per_destination.unwrap_or(usize::MAX);
     let cap_s = budget.per_source.unwrap_or(usize::MAX);
-    let mut to: HashMap<Arc<str>, usize> = HashMap::new();
-    let mut from: HashMap<Arc<str>, usize> = HashMap::new();
+    // Counted by page id: a page's id and URL are one to one, and an id hashes in a step.
+    let mut to: HashMap<u32, usize> = HashMap::new();
+    let mut from: HashMap<u32, usize> = HashMap::new();
     let mut keep = vec![false; pool.len()];
     let budgeted = budget.per_destination.is_some() || budget.per_source.is_some();
     let (mut cut_by_destination, mut cut_by_source, mut cut_no_place) = (0, 0, 0);
@@ -168,12 +169,12 @@ pub(super) fn apply_budget(mut pool: Vec<Candidate>, budget: crate::rank::Budget
             cut_no_place += 1;
             continue;
         }
-        let d = to.entry(c.destination.clone()).or_default();
+        let d = to.entry(c.pages.1).or_default();
         if *d >= cap_d {
             cut_by_destination += 1;
             continue;
         }
-        let s = from.entry(c.source.clone()).or_default();
+        let s = from.entry(c.pages.0).or_default();
         if *s >= cap_s {
             cut_by_source += 1;
             continue;
