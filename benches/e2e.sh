@@ -4,7 +4,9 @@
 #
 # usage: benches/e2e.sh [PAGES=20000] [DIM=1536] [TOPICS=40] [BODY_LINKS=8] [-- extra linkgap args]
 # Writes exports under target/bench/<PAGES>x<DIM>/ (kept for reruns), prints linkgap's stage
-# times and peak memory, NumPy's parse and search times, and the ratios.
+# times and peak memory, NumPy's parse and search times, and the ratios; then mawk splitting the
+# same files into fields (issue 15's reference for reading: a single-threaded C tokenizer that
+# parses nothing), page cache warm, against linkgap's reading stages.
 # NUMPY_QUERIES=N searches only N query rows in NumPy and extrapolates (for 1M pages).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -41,3 +43,13 @@ NPS=$(sed -n 's/.*search=\([0-9.]*\)s.*/\1/p' <<<"$NP")
 NPP=$(sed -n 's/.*parse=\([0-9.]*\)s.*/\1/p' <<<"$NP")
 awk -v a="$NPS" -v b="$SEARCH" -v c="$NPP" -v d="$PARSE" 'BEGIN {
   printf "ratios (numpy / linkgap): search %.2fx, embeddings parse %.2fx\n", a / b, c / d }'
+
+# mawk over the same files, after linkgap read them (page cache warm).
+AWK=$(command -v mawk || command -v awk)
+secs() { local t0 t1; t0=$(date +%s.%N); "$@" >/dev/null; t1=$(date +%s.%N); awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }'; }
+AWK_EMB=$(secs "$AWK" -F, '{n+=NF} END {print n}' "$DIR/custom_javascript_all.csv")
+AWK_CRAWL=$(secs "$AWK" -F, '{n+=NF} END {print n}' "$DIR/all_inlinks.csv" "$DIR/internal_all.csv")
+CRAWL=$(sed -n 's/.*read crawl ([^)]*) and resolve identities \([0-9.]*\) s.*/\1/p' "$DIR/linkgap.err")
+echo "== $(basename "$AWK") -F, '{n+=NF}': embeddings ${AWK_EMB} s, All Inlinks + Internal: All ${AWK_CRAWL} s"
+awk -v a="$PARSE" -v b="$AWK_EMB" -v c="$CRAWL" -v d="$AWK_CRAWL" 'BEGIN {
+  printf "ratios (linkgap / %s, target <= 1): read embeddings %.2fx, read crawl %.2fx\n", "mawk", a / b, c / d }'
