@@ -77,30 +77,16 @@ pub fn is_generic(text: &str) -> bool {
 
 /// Shared non-stop words of a span and a phrase (as multisets), over the longer length.
 fn overlap(span: &[Word], phrase: &Phrase) -> (f64, usize) {
-    // Which phrase words are taken, as bits: this runs for every span of the chosen block
-    // against every phrase of the destination, so it must not allocate. A phrase longer
-    // than 64 words (rare: a pasted sentence as anchor) takes the same path with a vector.
-    let mut few: u64 = 0;
-    let mut many = if phrase.words.len() > 64 {
-        vec![false; phrase.words.len()]
-    } else {
-        Vec::new()
-    };
+    // The phrase words already matched: a span has at most MAX_ANCHOR_WORDS words, so a
+    // small array holds them and nothing is allocated (this runs for every span of the
+    // chosen block against every phrase it shares a word with).
+    let mut taken = [usize::MAX; MAX_ANCHOR_WORDS];
     let mut shared = 0;
     for w in span.iter().filter(|w| !w.stop) {
-        let free = |i: usize| {
-            if many.is_empty() {
-                few & (1 << i) == 0
-            } else {
-                !many[i]
-            }
-        };
-        if let Some(i) = (0..phrase.words.len()).find(|&i| free(i) && phrase.words[i] == w.hash) {
-            if many.is_empty() {
-                few |= 1 << i;
-            } else {
-                many[i] = true;
-            }
+        if let Some(i) = (0..phrase.words.len())
+            .find(|&i| !taken[..shared].contains(&i) && phrase.words[i] == w.hash)
+        {
+            taken[shared] = i;
             shared += 1;
         }
     }

@@ -273,12 +273,10 @@ impl Query {
         // not each of the page's words among the terms. Terms are added in the query's order,
         // as the sum over a block's words always added them, so scores are the same to the bit.
         let mut bm25 = vec![0.0f64; page.blocks.len()];
-        let mut hit = vec![false; page.blocks.len()];
         for &(h, weight) in &self.terms {
             for &(_, b, tf) in page.postings(h) {
                 let (b, tf) = (b as usize, f64::from(tf));
                 bm25[b] += weight * tf * (K1 + 1.0) / (tf + page.norm[b]);
-                hit[b] = true;
             }
         }
         let bonus = self.phrase_bonus(page);
@@ -287,12 +285,8 @@ impl Query {
             if page.words[i].is_empty() || page.template[i] || links_to_target(i) {
                 continue;
             }
-            // A block with none of the terms cannot hold a phrase either, and most are such.
-            let score = if hit[i] {
-                (bm25[i] + PHRASE_BONUS * bonus[i]) * kind_weight(block.kind) / self.ideal
-            } else {
-                0.0
-            };
+            // A block with none of the terms holds no phrase either: it scores 0.
+            let score = (bm25[i] + PHRASE_BONUS * bonus[i]) * kind_weight(block.kind) / self.ideal;
             // Ties go to the first block: a link belongs at the first mention.
             if best.is_none_or(|(s, _)| score > s) {
                 best = Some((score, i));

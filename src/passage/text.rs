@@ -98,14 +98,13 @@ pub fn word_hash(word: &str) -> u64 {
 
 /// Whether a word (any case) is a stop word.
 pub fn is_stop(word: &str) -> bool {
-    if word.len() > 8 || !word.is_ascii() {
-        return false;
-    }
-    let mut buf = [0u8; 8];
-    let lower = &mut buf[..word.len()];
-    lower.copy_from_slice(word.as_bytes());
-    lower.make_ascii_lowercase();
-    std::str::from_utf8(lower).is_ok_and(|w| STOP_WORDS.binary_search(&w).is_ok())
+    is_stop_hashed(word, hash_lower(word))
+}
+
+/// [`is_stop`] of a word whose hash is known. The list is ASCII and an ASCII word's hash is
+/// that of its lower case, so the hash decides without copying the word.
+fn is_stop_hashed(word: &str, hash: u64) -> bool {
+    word.len() <= 8 && word.is_ascii() && stop_hashes().binary_search(&hash).is_ok()
 }
 
 fn is_word_char(c: char) -> bool {
@@ -118,13 +117,10 @@ fn is_word_char(c: char) -> bool {
 
 /// Call `f` with every word of `text`, in order.
 pub fn for_each_word(text: &str, mut f: impl FnMut(Word)) {
-    let stops = stop_hashes();
     for_each_range(text, |range| {
         let w = &text[range.clone()];
         let hash = hash_lower(w);
-        // By hash: the same answer as `is_stop` (the list is ASCII, and an ASCII word's hash
-        // is that of its lower case), without copying the word.
-        let stop = w.len() <= 8 && w.is_ascii() && stops.binary_search(&hash).is_ok();
+        let stop = is_stop_hashed(w, hash);
         f(Word { range, hash, stop });
     });
 }

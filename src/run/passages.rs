@@ -104,7 +104,7 @@ pub(super) fn suggest(
                     return;
                 }
                 report.stats(stats).used += 1;
-                push((page.text.to_string(), page.format));
+                push((page.text.to_string(), page.format), page.text.len());
             })
             .with_context(|| format!("reading {}", table.name()))
         },
@@ -187,29 +187,12 @@ const BATCH_PAGES: usize = 2048;
 /// See [`BATCH_PAGES`]; three batches are held at once (one read, one waiting, one worked).
 const BATCH_BYTES: usize = 32 << 20;
 
-/// Something holding page text, for the batch size.
-trait TextBytes {
-    fn text_bytes(&self) -> usize;
-}
-
-impl TextBytes for (String, page_text::TextFormat) {
-    fn text_bytes(&self) -> usize {
-        self.0.len()
-    }
-}
-
-impl TextBytes for (u32, String, String, page_text::TextFormat) {
-    fn text_bytes(&self) -> usize {
-        self.2.len()
-    }
-}
-
-/// Run `read`, which hands pages to its `push`, on this thread, while a second thread hands
+/// Run `read`, which hands pages to its `push` (with their bytes of text), on this thread, while a second thread hands
 /// the batches already read to `work` (which spreads each over the rayon pool): with two
 /// cores, tokenizing the CSV and splitting the HTML overlap instead of taking turns.
 /// Batches reach `work` in the order they were read.
-fn pipelined<T: TextBytes + Send, R>(
-    read: impl FnOnce(&mut dyn FnMut(T)) -> Result<R>,
+fn pipelined<T: Send, R>(
+    read: impl FnOnce(&mut dyn FnMut(T, usize)) -> Result<R>,
     mut work: impl FnMut(Vec<T>) + Send,
 ) -> Result<R> {
     std::thread::scope(|scope| {
@@ -221,8 +204,8 @@ fn pipelined<T: TextBytes + Send, R>(
         });
         let mut batch = Vec::new();
         let mut bytes = 0;
-        let result = read(&mut |item: T| {
-            bytes += item.text_bytes();
+        let result = read(&mut |item: T, size: usize| {
+            bytes += size;
             batch.push(item);
             if batch.len() >= BATCH_PAGES || bytes >= BATCH_BYTES {
                 bytes = 0;
@@ -277,12 +260,13 @@ fn place_all(
                 if !rows_of.contains_key(&f) || !done.insert(f) {
                     return;
                 }
-                push((
+                let item = (
                     f,
                     page.address.to_string(),
                     page.text.to_string(),
                     page.format,
-                ));
+                );
+                push(item, page.text.len());
             })
             .with_context(|| format!("reading {}", table.name()))
         },
@@ -399,7 +383,9 @@ mod tests {
         let pages = pipelined(
             |push| {
                 for i in 0..5_000 {
-                    push((format!("{i}{text}"), page_text::TextFormat::Plain));
+                    let page = format!("{i}{text}");
+                    let size = page.len();
+                    push((page, page_text::TextFormat::Plain), size);
                 }
                 Ok(5_000)
             },
@@ -422,7 +408,7 @@ mod tests {
         pipelined(
             |push| {
                 for _ in 0..40 {
-                    push((big.clone(), page_text::TextFormat::Plain));
+                    push((big.clone(), page_text::TextFormat::Plain), big.len());
                 }
                 Ok(())
             },
@@ -437,7 +423,7 @@ mod tests {
         let mut got = 0;
         let result: Result<()> = pipelined(
             |push| {
-                push((String::from("a"), page_text::TextFormat::Plain));
+                push((String::from("a"), page_text::TextFormat::Plain), 1);
                 anyhow::bail!("row 2: bad")
             },
             |batch: Vec<(String, page_text::TextFormat)>| got += batch.len(),
