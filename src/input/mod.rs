@@ -10,6 +10,7 @@ pub mod internal;
 pub mod list;
 pub mod page_text;
 pub mod source;
+mod tokenizer;
 
 use std::fmt;
 use std::io;

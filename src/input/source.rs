@@ -7,12 +7,15 @@ use std::fs::File;
 use std::io::{self, BufReader, Read};
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
+use std::sync::mpsc;
 
 use calamine::{DataRef, Reader, Xlsx};
 use csv::StringRecord;
 use encoding_rs_io::DecodeReaderBytesBuilder;
 
 use super::InputError;
+pub use super::tokenizer::MAX_RECORD_BYTES;
+use super::tokenizer::Tokenizer;
 
 /// The container a file turned out to be, sniffed from its first bytes, not its name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -297,6 +300,10 @@ impl Source {
         }
     }
 
+    /// Tokenizing runs on its own thread, a batch of rows ahead of `visit`: on an export of
+    /// gigabytes the CSV grammar and the UTF-8 check are half the reading, and the visitor
+    /// (URL interning, the report) is the other half. Rows still reach `visit` one by one, in
+    /// file order, on the calling thread.
     fn csv_rows(
         &self,
         delimiter: u8,
@@ -305,67 +312,92 @@ impl Source {
         visit: &mut dyn FnMut(u64, &StringRecord) -> ControlFlow<()>,
         bad: &mut dyn FnMut(u64, String),
     ) -> Result<(), InputError> {
+        let (full_tx, full_rx) = mpsc::sync_channel::<Vec<Item>>(BATCHES_AHEAD);
+        let (empty_tx, empty_rx) = mpsc::channel::<Vec<Item>>();
+        std::thread::scope(|scope| {
+            let producer = scope.spawn(move || {
+                let mut out = Batcher {
+                    full: full_tx,
+                    empty: empty_rx,
+                    batch: Vec::new(),
+                    bytes: 0,
+                    spare: Vec::new(),
+                };
+                let result = self.tokenize(delimiter, encoding, gzip, &mut out);
+                let _ = out.flush();
+                result
+            });
+            'batches: for mut batch in full_rx {
+                for item in &mut batch {
+                    match item {
+                        Item::Row(n, record) => {
+                            if visit(*n, record).is_break() {
+                                break 'batches;
+                            }
+                        }
+                        Item::Bad(n, message) => bad(*n, std::mem::take(message)),
+                    }
+                }
+                // Back to the reading thread for its record buffers; if it has finished, the
+                // batch is simply dropped.
+                let _ = empty_tx.send(batch);
+            }
+            // Leaving the loop drops the receiver, so a reader still going stops at its next
+            // batch (after a `Break`, nothing more is wanted).
+            match producer.join() {
+                Ok(result) => result,
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+        })
+    }
+
+    /// The CSV grammar over the decoded file, row by row into `out`, on the reading thread.
+    fn tokenize(
+        &self,
+        delimiter: u8,
+        encoding: TextEncoding,
+        gzip: bool,
+        out: &mut Batcher,
+    ) -> Result<(), InputError> {
         let reader = encoding.decode(raw_reader(&self.path, gzip)?);
-        let quoting = std::rc::Rc::new(std::cell::Cell::new(Quoting::FieldStart));
-        let guarded = RecordGuard {
-            inner: reader,
-            delimiter,
-            state: std::rc::Rc::clone(&quoting),
-            record_bytes: 0,
-        };
-        let mut csv = csv::ReaderBuilder::new()
-            .has_headers(false)
-            .flexible(true)
-            .delimiter(delimiter)
-            .buffer_capacity(1 << 16)
-            .from_reader(guarded);
-        let mut bytes = csv::ByteRecord::new();
-        // Each row is visited once the next one is read, so the last row of the file is known
-        // when it is visited: a row cut off inside a quoted field is reported, not used.
+        let mut csv = Tokenizer::new(reader, delimiter);
+        let mut bytes = out.record();
+        // Each row is sent once the next one is read, so the last row of the file is known
+        // when it is sent: a row cut off inside a quoted field is reported, not used.
         let mut held: Option<csv::ByteRecord> = None;
         let mut row = 0u64;
         loop {
-            match csv.read_byte_record(&mut bytes) {
+            match csv.read(&mut bytes) {
                 Ok(false) => {
-                    if held.is_some() && quoting.get() == Quoting::Quoted {
-                        bad(row, CUT_IN_QUOTES.into());
+                    if held.is_some() && csv.ended_in_quotes() {
+                        let _ = out.bad(row, CUT_IN_QUOTES.into());
                         return Ok(());
                     }
                     if let Some(last) = held.take() {
-                        let _ = visit(row, &decode(last));
+                        let _ = out.row(row, decode(last));
                     }
                     return Ok(());
                 }
                 Ok(true) => {
                     row += 1;
-                    let Some(previous) = held.as_mut() else {
-                        held = Some(std::mem::take(&mut bytes));
-                        continue;
-                    };
-                    // Hold the new row, visit the previous one, and hand its buffer back so
-                    // the next row reuses the allocation.
-                    std::mem::swap(previous, &mut bytes);
-                    let record = decode(std::mem::take(&mut bytes));
-                    if visit(row - 1, &record).is_break() {
-                        return Ok(());
-                    }
-                    bytes = record.into_byte_record();
-                }
-                Err(e) => {
-                    if let Some(previous) = held.take()
-                        && visit(row, &decode(previous)).is_break()
+                    // Hold the new row and send the previous one.
+                    let previous = held.replace(std::mem::replace(&mut bytes, out.record()));
+                    if let Some(previous) = previous
+                        && out.row(row - 1, decode(previous)).is_break()
                     {
                         return Ok(());
                     }
-                    if let csv::ErrorKind::Io(io) = e.kind() {
-                        // A truncated gzip stream or unreadable disk: the rest of the file is gone.
-                        return Err(InputError::Io {
-                            path: self.path.clone(),
-                            source: io::Error::new(io.kind(), io.to_string()),
-                        });
+                }
+                Err(e) => {
+                    // A truncated gzip stream, an unreadable disk, a row with no end: the rest
+                    // of the file is gone. The rows before it are used.
+                    if let Some(previous) = held.take() {
+                        let _ = out.row(row, decode(previous));
                     }
-                    row += 1;
-                    bad(row, e.to_string());
+                    return Err(InputError::Io {
+                        path: self.path.clone(),
+                        source: e,
+                    });
                 }
             }
         }
@@ -579,94 +611,75 @@ fn decode(bytes: csv::ByteRecord) -> StringRecord {
 /// The problem given for a last row that ends inside an open quote.
 const CUT_IN_QUOTES: &str = "it ends inside a quoted field at the end of the file, so it was cut off (an interrupted export or copy); export the file again";
 
-/// Longest record read, in bytes: a 3,072-dimension vector is about 60 KB and a whole
-/// Internal: All row a few hundred KB, so a longer one is not an export row (a file with no
-/// line ends, or an open quote swallowing the rest of the file). Refused before the CSV
-/// reader's buffer grows to the size of the file.
-pub const MAX_RECORD_BYTES: usize = 64 << 20;
+/// Batches in the channel between the reading thread and the visitor.
+const BATCHES_AHEAD: usize = 2;
+/// A batch is sent at this many rows or bytes, whichever comes first: small enough that the
+/// visitor starts at once and the batches in flight stay a few MiB even for rows of 60 KB
+/// (3,072-dimension vectors), large enough that the channel costs nothing per row.
+const BATCH_ROWS: usize = 1024;
+const BATCH_BYTES: usize = 1 << 20;
 
-/// Where the CSV grammar is, byte by byte, as the csv crate reads it (a quote opens a quoted
-/// field only at the start of a field; `""` inside one is an escaped quote).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Quoting {
-    FieldStart,
-    Unquoted,
-    Quoted,
-    QuoteInQuoted,
+/// One step of a CSV file as the reading thread found it.
+enum Item {
+    /// A row and its 1-based number.
+    Row(u64, StringRecord),
+    /// A row the grammar refused, with why.
+    Bad(u64, String),
 }
 
-/// Passes the decoded text through to the CSV reader, following [`Quoting`] so that the end of
-/// the file inside an open quote is known, and refusing a record over [`MAX_RECORD_BYTES`].
-struct RecordGuard {
-    inner: Box<dyn Read>,
-    delimiter: u8,
-    state: std::rc::Rc<std::cell::Cell<Quoting>>,
-    record_bytes: usize,
+/// The reading thread's end of the channel: fills batches, sends them, and reuses the record
+/// buffers of the batches the visitor sends back.
+struct Batcher {
+    full: mpsc::SyncSender<Vec<Item>>,
+    empty: mpsc::Receiver<Vec<Item>>,
+    batch: Vec<Item>,
+    bytes: usize,
+    spare: Vec<csv::ByteRecord>,
 }
 
-impl Read for RecordGuard {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let n = self.inner.read(buf)?;
-        let data = &buf[..n];
-        let mut state = self.state.get();
-        // Jump between the bytes that matter (memchr): inside a quoted field only a quote,
-        // in an unquoted one only a delimiter or a line end. Gigabytes pass through here.
-        let mut last_end = None;
-        let mut i = 0;
-        while i < data.len() {
-            match state {
-                Quoting::Quoted => match memchr::memchr(b'"', &data[i..]) {
-                    Some(j) => {
-                        i += j + 1;
-                        state = Quoting::QuoteInQuoted;
-                    }
-                    None => i = data.len(),
-                },
-                Quoting::Unquoted => {
-                    match memchr::memchr3(self.delimiter, b'\n', b'\r', &data[i..]) {
-                        Some(j) => {
-                            let b = data[i + j];
-                            i += j + 1;
-                            if b == b'\n' || b == b'\r' {
-                                last_end = Some(i);
-                            }
-                            state = Quoting::FieldStart;
-                        }
-                        None => i = data.len(),
-                    }
-                }
-                Quoting::FieldStart | Quoting::QuoteInQuoted => {
-                    let b = data[i];
-                    i += 1;
-                    state = if b == b'\n' || b == b'\r' {
-                        last_end = Some(i);
-                        Quoting::FieldStart
-                    } else if b == self.delimiter {
-                        Quoting::FieldStart
-                    } else if b == b'"' {
-                        // Opens a quoted field, or is the second of an escaped `""`.
-                        Quoting::Quoted
-                    } else {
-                        Quoting::Unquoted
-                    };
-                }
-            }
+impl Batcher {
+    /// A record buffer to read the next row into.
+    fn record(&mut self) -> csv::ByteRecord {
+        if self.spare.is_empty()
+            && let Ok(returned) = self.empty.try_recv()
+        {
+            self.spare
+                .extend(returned.into_iter().filter_map(|item| match item {
+                    Item::Row(_, r) => Some(r.into_byte_record()),
+                    Item::Bad(..) => None,
+                }));
         }
-        self.record_bytes = match last_end {
-            Some(e) => n - e,
-            None => self.record_bytes + n,
-        };
-        self.state.set(state);
-        if self.record_bytes > MAX_RECORD_BYTES {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidData,
-                format!(
-                    "a row longer than {} MB with no line end (or an open quote that never closes): not an export row; refused",
-                    MAX_RECORD_BYTES >> 20
-                ),
-            ));
+        self.spare.pop().unwrap_or_default()
+    }
+
+    fn row(&mut self, n: u64, record: StringRecord) -> ControlFlow<()> {
+        self.bytes += record.as_byte_record().as_slice().len();
+        self.batch.push(Item::Row(n, record));
+        self.send_if_full()
+    }
+
+    fn bad(&mut self, n: u64, message: String) -> ControlFlow<()> {
+        self.batch.push(Item::Bad(n, message));
+        self.send_if_full()
+    }
+
+    fn send_if_full(&mut self) -> ControlFlow<()> {
+        if self.batch.len() < BATCH_ROWS && self.bytes < BATCH_BYTES {
+            return ControlFlow::Continue(());
         }
-        Ok(n)
+        self.flush()
+    }
+
+    /// Send what is batched; `Break` once the visitor has stopped listening.
+    fn flush(&mut self) -> ControlFlow<()> {
+        self.bytes = 0;
+        if self.batch.is_empty() {
+            return ControlFlow::Continue(());
+        }
+        match self.full.send(std::mem::take(&mut self.batch)) {
+            Ok(()) => ControlFlow::Continue(()),
+            Err(_) => ControlFlow::Break(()),
+        }
     }
 }
 
@@ -748,6 +761,43 @@ mod tests {
             ]
         );
         assert_eq!(container.describe(), "CSV (semicolon, Windows-1252)");
+    }
+
+    #[test]
+    fn rows_arrive_in_order_across_batches_and_a_break_stops_the_reader() {
+        let file: String = std::iter::once("Address,Score\n".to_string())
+            .chain((0..5_000).map(|i| format!("https://a/{i},\"{i}\"\n")))
+            .collect();
+        let (_, rows) = csv_of("many.csv", file.as_bytes());
+        assert_eq!(rows.len(), 5_001);
+        assert!(
+            rows.iter()
+                .enumerate()
+                .all(|(i, (n, _))| *n == i as u64 + 1)
+        );
+        assert_eq!(rows[4_000].1, ["https://a/3999", "3999"]);
+
+        let dir = std::env::temp_dir().join(format!("linkgap-break-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("many.csv");
+        std::fs::write(&path, &file).unwrap();
+        let mut seen = Vec::new();
+        Source::open(&path)
+            .unwrap()
+            .for_each_row(
+                &mut |n, _| {
+                    seen.push(n);
+                    if n == 3_000 {
+                        ControlFlow::Break(())
+                    } else {
+                        ControlFlow::Continue(())
+                    }
+                },
+                &mut |n, e| panic!("row {n}: {e}"),
+            )
+            .unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(seen, (1..=3_000).collect::<Vec<u64>>());
     }
 
     #[test]
