@@ -4,6 +4,8 @@
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 
+use rayon::slice::ParallelSliceMut;
+
 use crate::input::inlinks::{LinkKind, LinkRow};
 use crate::normalize::identity::{UrlTable, Via};
 use crate::normalize::{Rules, normalize};
@@ -67,7 +69,6 @@ const NO_PATH: u32 = u32::MAX;
 /// Collects links while All Inlinks streams past.
 #[derive(Debug, Default)]
 pub struct LinkCollector {
-    // Looked up twice a row and never iterated, so a fast hash is safe for the output.
     raw_ids: FastMap<String, Option<u32>>,
     paths: FastMap<String, u32>,
     links: Vec<RawLink>,
@@ -77,9 +78,11 @@ pub struct LinkCollector {
     anchors: Option<AnchorCounts>,
 }
 
-/// A map keyed by URL text that is only looked up: foldhash (hashbrown's own hasher, already
-/// in the tree) instead of `SipHash`, which was a tenth of reading All Inlinks.
+/// Maps and sets filled on every All Inlinks row: foldhash (hashbrown's own hasher, already in
+/// the tree) instead of `SipHash`, which was a tenth of reading the crawl. Like std's, it is
+/// seeded per process, so nothing may depend on the order of iterating one.
 type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
+type FastSet<K> = HashSet<K, foldhash::fast::RandomState>;
 
 /// Anchor texts with how many links use each, by written destination URL id.
 type AnchorCounts = HashMap<u32, Vec<(Box<str>, u32)>>;
@@ -180,7 +183,7 @@ impl LinkCollector {
         // Repeated blocks: the same Link Path to the same page on many linking pages. Sorting
         // (path, destination, source) triples counts distinct pages per block in 12 bytes a link,
         // where hash sets would take several times that on a file of millions of rows.
-        let mut linking_pages: HashSet<u32> = HashSet::new();
+        let mut linking_pages: FastSet<u32> = FastSet::default();
         let mut triples: Vec<(u32, u32, u32)> = Vec::new();
         for l in &self.links {
             let (s, d) = (page(l.source).0, page(l.destination).0);
@@ -189,12 +192,12 @@ impl LinkCollector {
                 triples.push((l.path, d, s));
             }
         }
-        triples.sort_unstable();
+        triples.par_sort_unstable();
         triples.dedup();
         let floor = (rules.template_share * linking_pages.len() as f64)
             .ceil()
             .max(f64::from(rules.template_min_pages)) as u32;
-        let mut blocks: HashSet<(u32, u32)> = HashSet::new();
+        let mut blocks: FastSet<(u32, u32)> = FastSet::default();
         if rules.template_share > 0.0 {
             for run in triples.chunk_by(|a, b| (a.0, a.1) == (b.0, b.1)) {
                 if run.len() as u64 >= u64::from(floor) {
@@ -301,7 +304,7 @@ impl LinkStatus {
 /// Directed links between resolved pages.
 #[derive(Debug, Default)]
 pub struct LinkSet {
-    pairs: HashMap<(u32, u32), LinkFlags>,
+    pairs: FastMap<(u32, u32), LinkFlags>,
     /// Links labelled with a body position that were reclassified as template blocks.
     pub reclassified: u64,
     /// Distinct (Link Path, Destination) blocks reclassified.

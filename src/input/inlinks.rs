@@ -146,10 +146,14 @@ pub fn read(
             );
             return;
         }
-        let follow = match cell(record, follow_col).to_ascii_lowercase().as_str() {
-            "true" | "vrai" | "1" => Some(true),
-            "false" | "faux" | "0" => Some(false),
-            _ => None,
+        let follow_text = cell(record, follow_col);
+        let is = |words: [&str; 3]| words.iter().any(|w| follow_text.eq_ignore_ascii_case(w));
+        let follow = if is(["true", "vrai", "1"]) {
+            Some(true)
+        } else if is(["false", "faux", "0"]) {
+            Some(false)
+        } else {
+            None
         };
         let link = LinkRow {
             row,

@@ -213,7 +213,7 @@ impl Table {
                 }
                 report.stats(stats).read += 1;
                 report.tick();
-                if record.iter().all(|f| f.trim().is_empty()) {
+                if is_blank(record) {
                     report.skip(stats, "blank row");
                 } else {
                     if let Some(i) = url_col {
@@ -268,6 +268,22 @@ pub fn cell(record: &StringRecord, index: Option<usize>) -> &str {
     index.and_then(|i| record.get(i)).map_or("", str::trim)
 }
 
+/// Whether every cell of a row is empty or white space. Nearly every row starts with a visible
+/// ASCII character, which settles it without trimming each cell.
+fn is_blank(record: &StringRecord) -> bool {
+    match record
+        .as_byte_record()
+        .as_slice()
+        .iter()
+        .find(|b| !b.is_ascii_whitespace())
+    {
+        Some(b) if b.is_ascii_graphic() => false,
+        // A control or non-ASCII character (perhaps a no-break space, which `trim` removes):
+        // ask each cell.
+        _ => record.iter().all(|f| f.trim().is_empty()),
+    }
+}
+
 /// Whether a file name is hidden (a leading dot) or an Excel lock file (`~$…`): never an
 /// export, and never part of a watched set.
 pub fn is_hidden_name(name: &str) -> bool {
@@ -288,6 +304,17 @@ mod tests {
     use std::sync::atomic::{AtomicUsize, Ordering};
 
     use super::*;
+
+    #[test]
+    fn a_blank_row_is_one_whose_every_cell_trims_to_nothing() {
+        let row = |cells: &[&str]| StringRecord::from(cells.to_vec());
+        for blank in [&["", " "][..], &["\u{a0}", "\t"], &["\u{b}"], &[]] {
+            assert!(is_blank(&row(blank)), "{blank:?}");
+        }
+        for text in [&["", "x"][..], &["\u{a0}é"], &["\u{1}"], &[" ", "\u{b}-"]] {
+            assert!(!is_blank(&row(text)), "{text:?}");
+        }
+    }
 
     const EMBEDDINGS: &str = "\u{FEFF}\"Address\",\"Content Type\",\"Status Code\",\"Status\",\"(ChatGPT) Extract embeddings from page content 1\"\n\
         \"https://e.com/\",\"text/html\",\"200\",\"OK\",\"0.1,0.2,0.3\"\n\
