@@ -1,5 +1,4 @@
-//! Opening the run's input tables, their checksums (on a thread of their own while the main
-//! one parses) and the crawl date the exports carry.
+//! Opening the run's input tables, their checksums and the crawl date the exports carry.
 
 use std::fs::File;
 use std::io::{self, Read};
@@ -24,11 +23,12 @@ pub(super) struct Tables {
     pub(super) inlinks: Table,
     /// Internal: All, given or found in the embeddings export itself.
     pub(super) internal: Option<Table>,
-    checksums: JoinHandle<Digests>,
+    /// Every input file, for the checksums.
+    paths: Vec<PathBuf>,
 }
 
 impl Tables {
-    /// Open every input and start checksumming them on another thread.
+    /// Open every input.
     pub(super) fn open(inputs: &Inputs) -> Result<Tables> {
         let embeddings = Table::open(&inputs.embeddings).with_context(|| {
             format!(
@@ -58,32 +58,38 @@ impl Tables {
         let mut paths: Vec<PathBuf> = vec![inputs.embeddings.clone(), inputs.inlinks.clone()];
         paths.extend(inputs.internal.clone());
         paths.extend(inputs.page_text.clone());
-        let checksums = std::thread::spawn(move || {
-            paths
-                .iter()
-                .map(|p| (p.clone(), file_digest(p)))
-                .collect::<Vec<_>>()
-        });
         Ok(Tables {
             embeddings,
             inlinks,
             internal,
-            checksums,
+            paths,
         })
     }
 
-    /// Wait for the checksums (empty if their thread died).
-    pub(super) fn digests(checksums: JoinHandle<Digests>) -> Digests {
-        checksums.join().unwrap_or_default()
-    }
-
-    /// The tables and the checksum thread, apart.
-    pub(super) fn split(self) -> ([Option<Table>; 3], JoinHandle<Digests>) {
+    /// The tables and the files to checksum, apart.
+    pub(super) fn split(self) -> ([Option<Table>; 3], Vec<PathBuf>) {
         (
             [Some(self.embeddings), Some(self.inlinks), self.internal],
-            self.checksums,
+            self.paths,
         )
     }
+}
+
+/// Start checksumming `paths` on a thread of their own. The run starts it when it writes the
+/// workbook, a stage with a core to spare: hashing gigabytes beside the parsing of the
+/// embeddings took a fifth of that stage's samples.
+pub(super) fn checksum(paths: Vec<PathBuf>) -> JoinHandle<Digests> {
+    std::thread::spawn(move || {
+        paths
+            .iter()
+            .map(|p| (p.clone(), file_digest(p)))
+            .collect::<Vec<_>>()
+    })
+}
+
+/// Wait for the checksums (empty if their thread died).
+pub(super) fn digests(checksums: JoinHandle<Digests>) -> Digests {
+    checksums.join().unwrap_or_default()
 }
 
 /// The crawl date: Internal: All's timestamp wins over the embeddings export's; else the

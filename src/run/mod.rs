@@ -101,7 +101,7 @@ pub fn run(config: &RunConfig) -> Result<Outcome> {
     // The vectors are not needed past this point; free them before the sheets are built.
     drop(matrix);
     let signals = queue::DestinationSignals::new(&compared.targets, &crawl);
-    let mut candidates = queue::candidates(
+    let candidates = queue::candidates(
         config,
         &compared,
         &crawl,
@@ -111,13 +111,8 @@ pub fn run(config: &RunConfig) -> Result<Outcome> {
         signals.as_ref(),
     );
     found.put_back(&compared, neighbors, config.top_k);
-    let (mut passages, anchoring) =
-        passages::suggest(config, &crawl, &mut candidates, progress, &mut report)?;
-    let mut budgeted = queue::apply_budget(candidates, config.ranking.budget);
-    if let Some(anchoring) = anchoring {
-        anchoring.choose(&mut budgeted.kept);
-    }
-    passages.count(&budgeted.kept);
+    let (budgeted, passages) =
+        placed_and_budgeted(config, &crawl, candidates, progress, &mut report)?;
     // The ranking's three sentences, for both the Summary and the Run sheet.
     let budget_text = ranking::budget_text(&ranked, config.ranking.budget, &budgeted);
     let check_text = ranking::check_text(&ranked);
@@ -156,23 +151,25 @@ pub fn run(config: &RunConfig) -> Result<Outcome> {
         languages: &compared.languages,
     });
     excel_notes(&mut summary, &compared, &queue_rows, &inventory);
-    let (tables, checksums) = tables.split();
-    let digests = Tables::digests(checksums);
+    let (tables, checksum_paths) = tables.split();
     preparing.finish_and_clear();
     clock.lap("review queue");
-    let run_sheet = sheets::run_info::sheet(&sheets::run_info::RunRecord {
-        config,
-        report: &report,
-        emb: &emb,
-        crawl_date: &crawl_date,
-        digests: &digests,
-        links: &crawl.links,
-        counts: &counts,
-        clock: &clock,
-        tables: &tables,
-        search: &search::description(&found.reports),
-        ranking: [&budget_text, &check_text, &passages_text],
-    });
+    // Built last, when the checksums are in.
+    let run_sheet = |digests: &inputs::Digests| {
+        sheets::run_info::sheet(&sheets::run_info::RunRecord {
+            config,
+            report: &report,
+            emb: &emb,
+            crawl_date: &crawl_date,
+            digests,
+            links: &crawl.links,
+            counts: &counts,
+            clock: &clock,
+            tables: &tables,
+            search: &search::description(&found.reports),
+            ranking: [&budget_text, &check_text, &passages_text],
+        })
+    };
 
     let queue_len = queue_rows.len();
     write_sheets(Sheets {
@@ -193,7 +190,8 @@ pub fn run(config: &RunConfig) -> Result<Outcome> {
         compared: &compared,
         history: &history,
         report: &report,
-        run_sheet,
+        run_sheet: &run_sheet,
+        checksum_paths,
     })?;
     let pages_compared = compared.order.len();
     drop((crawl, pages, inventory, emb, found, compared, body));
@@ -297,15 +295,35 @@ struct Sheets<'a> {
     compared: &'a Compared,
     history: &'a [review::HistoryRow],
     report: &'a Report,
-    run_sheet: Sheet,
+    run_sheet: &'a dyn Fn(&inputs::Digests) -> Sheet,
+    checksum_paths: Vec<std::path::PathBuf>,
 }
 
 /// Write every sheet, in order.
+/// The pool's passages, the budget over them, then the anchors of the rows kept.
+fn placed_and_budgeted(
+    config: &RunConfig,
+    crawl: &Crawl,
+    mut candidates: Vec<review::Candidate>,
+    progress: Progress,
+    report: &mut Report,
+) -> Result<(queue::Budgeted, passages::PassageReport)> {
+    let (mut passages, anchoring) =
+        passages::suggest(config, crawl, &mut candidates, progress, report)?;
+    let mut budgeted = queue::apply_budget(candidates, config.ranking.budget);
+    if let Some(anchoring) = anchoring {
+        anchoring.choose(&mut budgeted.kept);
+    }
+    passages.count(&budgeted.kept);
+    Ok((budgeted, passages))
+}
+
 fn write_sheets(s: Sheets<'_>) -> Result<()> {
     let config = s.config;
     // One sheet at a time: each is built, streamed to the workbook (and its CSV) and dropped,
     // so the largest sheet, not all of them, sets the memory high-water mark.
     let writing = || format!("writing the workbook {}", config.out.display());
+    let checksums = inputs::checksum(s.checksum_paths);
     let mut writer = WorkbookWriter::new(&config.out, config.csv_dir.as_deref())
         .with_context(|| format!("preparing {}", config.out.display()))?;
     writer.set_progress(s.progress.rows("Writing the workbook"));
@@ -353,7 +371,7 @@ fn write_sheets(s: Sheets<'_>) -> Result<()> {
             sheets::rejected::rows(s.report),
         )
         .with_context(writing)?;
-    write(&mut writer, s.run_sheet)?;
+    write(&mut writer, (s.run_sheet)(&inputs::digests(checksums)))?;
     writer.finish().with_context(writing)?;
     Ok(())
 }
