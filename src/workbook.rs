@@ -315,12 +315,65 @@ impl WorkbookWriter {
         len: usize,
         rows: impl Iterator<Item = Vec<Cell>>,
     ) -> Result<(), XlsxError> {
-        let mut csv = match &self.csv_dir {
+        let mut part = self.reserve(sheet, len)?;
+        let worksheets = &mut self.workbook.worksheets_mut()[part.worksheets.clone()];
+        fill(
+            worksheets,
+            sheet,
+            rows,
+            &self.formats,
+            self.progress.as_ref(),
+            &mut part.csv,
+        )?;
+        self.publish_later(part.csv)
+    }
+
+    /// [`add_rows`](Self::add_rows) for two sheets at once, `second` on a thread of its own:
+    /// writing a large workbook is one core's work otherwise (each row's cells are formatted
+    /// and escaped into XML on the thread that writes it). The sheets keep their order.
+    pub fn add_rows_beside<A, B>(
+        &mut self,
+        first: (&Sheet, usize, A),
+        second: (&Sheet, usize, B),
+    ) -> Result<(), XlsxError>
+    where
+        A: Iterator<Item = Vec<Cell>>,
+        B: Iterator<Item = Vec<Cell>> + Send,
+    {
+        let mut a = self.reserve(first.0, first.1)?;
+        let mut b = self.reserve(second.0, second.1)?;
+        let (formats, progress) = (&self.formats, self.progress.as_ref());
+        let (head, tail) = self
+            .workbook
+            .worksheets_mut()
+            .split_at_mut(b.worksheets.start);
+        let ws_a = &mut head[a.worksheets.clone()];
+        let ws_b = &mut tail[..b.worksheets.len()];
+        let csv_b = &mut b.csv;
+        let (done_a, done_b) = std::thread::scope(|scope| {
+            let other =
+                scope.spawn(move || fill(ws_b, second.0, second.2, formats, progress, csv_b));
+            let mine = fill(ws_a, first.0, first.2, formats, progress, &mut a.csv);
+            let theirs = other
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            (mine, theirs)
+        });
+        done_a?;
+        done_b?;
+        self.publish_later(a.csv)?;
+        self.publish_later(b.csv)
+    }
+
+    /// Add the worksheets a sheet of `len` rows needs (one per Excel row limit), with their
+    /// headers, and open its CSV.
+    fn reserve(&mut self, sheet: &Sheet, len: usize) -> Result<Reserved, XlsxError> {
+        let csv = match &self.csv_dir {
             Some(dir) => Some(CsvSheet::create(dir, sheet).map_err(XlsxError::IoError)?),
             None => None,
         };
         let parts = len.div_ceil(MAX_DATA_ROWS).max(1);
-        let mut rows = rows.peekable();
+        let first = self.workbook.worksheets_mut().len();
         for part in 0..parts {
             // Large sheets stream to a temporary file row by row; small ones keep Excel's
             // shared strings.
@@ -336,24 +389,15 @@ impl WorkbookWriter {
             };
             ws.set_name(&name)?;
             write_header(ws, sheet, &self.formats)?;
-            let mut links = 0usize;
-            let mut written = 0u32;
-            while written < MAX_DATA_ROWS as u32 {
-                let Some(row) = rows.next() else { break };
-                written += 1;
-                write_row(ws, sheet, written, &row, &self.formats, &mut links)?;
-                if let Some(bar) = &self.progress {
-                    bar.inc(1);
-                }
-                if let Some(csv) = &mut csv {
-                    csv.write(&row).map_err(XlsxError::IoError)?;
-                }
-            }
-            write_footer(ws, sheet, written)?;
-            if rows.peek().is_none() {
-                break;
-            }
         }
+        Ok(Reserved {
+            worksheets: first..first + parts,
+            csv,
+        })
+    }
+
+    /// Keep a written CSV under its temporary name until [`finish`](Self::finish).
+    fn publish_later(&mut self, csv: Option<CsvSheet>) -> Result<(), XlsxError> {
         if let Some(csv) = csv {
             self.csvs.push(csv.finish().map_err(XlsxError::IoError)?);
         }
@@ -393,6 +437,40 @@ impl Drop for WorkbookWriter {
             untrack(&tmp);
         }
     }
+}
+
+/// The worksheets and the CSV one sheet is written to.
+struct Reserved {
+    worksheets: std::ops::Range<usize>,
+    csv: Option<CsvSheet>,
+}
+
+/// Stream `rows` into a sheet's worksheets, each up to Excel's row limit, and its CSV.
+fn fill(
+    worksheets: &mut [Worksheet],
+    sheet: &Sheet,
+    mut rows: impl Iterator<Item = Vec<Cell>>,
+    formats: &Formats,
+    progress: Option<&indicatif::ProgressBar>,
+    csv: &mut Option<CsvSheet>,
+) -> Result<(), XlsxError> {
+    for ws in worksheets {
+        let mut links = 0usize;
+        let mut written = 0u32;
+        while written < MAX_DATA_ROWS as u32 {
+            let Some(row) = rows.next() else { break };
+            written += 1;
+            write_row(ws, sheet, written, &row, formats, &mut links)?;
+            if let Some(bar) = progress {
+                bar.inc(1);
+            }
+            if let Some(csv) = csv {
+                csv.write(&row).map_err(XlsxError::IoError)?;
+            }
+        }
+        write_footer(ws, sheet, written)?;
+    }
+    Ok(())
 }
 
 /// Write `sheets` to `path` atomically (see [`WorkbookWriter`]).
@@ -573,6 +651,41 @@ mod tests {
         assert_eq!(Cell::text("-1 is text here").csv_text(), "'-1 is text here");
         assert_eq!(Cell::Int(-1).csv_text(), "-1");
         assert_eq!(Cell::text("plain").csv_text(), "plain");
+    }
+
+    #[test]
+    fn sheets_written_beside_each_other_keep_their_order_and_rows() {
+        use calamine::{Data, Reader, Xlsx, open_workbook};
+        let dir = std::env::temp_dir().join(format!("linkgap-beside-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let (path, csvs) = (dir.join("w.xlsx"), dir.join("csv"));
+        let sheet =
+            |name: &str| Sheet::new(name, vec![Column::new("N", 8.0), Column::new("T", 8.0)]);
+        let rows = |tag: &'static str| {
+            (0..2_500).map(move |i| vec![Cell::Int(i), Cell::text(format!("{tag}{i}"))])
+        };
+        let mut w = WorkbookWriter::new(&path, Some(&csvs)).unwrap();
+        w.add(sheet("Before")).unwrap();
+        w.add_rows_beside(
+            (&sheet("A"), 2_500, rows("a")),
+            (&sheet("B"), 2_500, rows("b")),
+        )
+        .unwrap();
+        w.add(sheet("After")).unwrap();
+        w.finish().unwrap();
+        let mut book: Xlsx<_> = open_workbook(&path).unwrap();
+        assert_eq!(book.sheet_names(), ["Before", "A", "B", "After"]);
+        for tag in ["a", "b"] {
+            let range = book.worksheet_range(&tag.to_uppercase()).unwrap();
+            assert_eq!(range.height(), 2_501);
+            assert_eq!(
+                range.get_value((2_500, 1)),
+                Some(&Data::String(format!("{tag}2499")))
+            );
+            let csv = fs::read_to_string(csvs.join(format!("{}.csv", tag.to_uppercase()))).unwrap();
+            assert_eq!(csv.lines().count(), 2_501);
+        }
+        fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -329,22 +329,23 @@ fn write_sheets(s: Sheets<'_>) -> Result<()> {
     writer.set_progress(s.progress.rows("Writing the workbook"));
     let write = |writer: &mut WorkbookWriter, sheet: Sheet| writer.add(sheet).with_context(writing);
     write(&mut writer, s.summary)?;
-    writer
-        .add_rows(
-            &sheets::opportunities::header(s.analysis),
-            s.compared.targets.len(),
-            sheets::opportunities::rows(s.analysis, s.body),
-        )
-        .with_context(writing)?;
-    // The Queue can run to millions of rows: each is built as it is written.
+    // The two largest sheets, written side by side; the Queue can run to millions of rows,
+    // each built as it is written.
     let queue_len = s.queue_rows.len();
     writer
-        .add_rows(
-            &review::queue_header_with(&s.queue_columns, s.added_columns),
-            queue_len,
-            s.queue_rows
-                .into_iter()
-                .map(|r| review::queue_row(&config.client, r, s.added_columns)),
+        .add_rows_beside(
+            (
+                &sheets::opportunities::header(s.analysis),
+                s.compared.targets.len(),
+                sheets::opportunities::rows(s.analysis, s.body),
+            ),
+            (
+                &review::queue_header_with(&s.queue_columns, s.added_columns),
+                queue_len,
+                s.queue_rows
+                    .into_iter()
+                    .map(|r| review::queue_row(&config.client, r, s.added_columns)),
+            ),
         )
         .with_context(writing)?;
     write(&mut writer, sheets::near_duplicates::sheet(s.analysis))?;
