@@ -76,8 +76,6 @@ impl Default for IvfParams {
 
 /// With `nlist: None` and fewer candidates than this, [`top_k_ivf`] runs exact search.
 pub const EXACT_BELOW: usize = 16_384;
-/// Max queries per group (GEMM `m`) in the grouped search.
-pub const GROUP_ROWS: usize = 1024;
 /// Max queries multiplied at once by a list's members in the inverted search (GEMM `m`).
 pub const QUERY_BLOCK: usize = 512;
 /// Max list members per GEMM call in the inverted search (GEMM `n`); with [`QUERY_BLOCK`] a
@@ -230,45 +228,6 @@ pub fn top_k_ivf(
     params: &IvfParams,
     progress: &(dyn Fn(usize) + Sync),
 ) -> Result<Vec<Vec<Neighbor>>, IvfError> {
-    top_k_ivf_with(
-        queries, query_ids, candidates, cand_ids, k, params, progress, false,
-    )
-}
-
-/// The search before the inverted one (each group of queries sharing a primary list against
-/// the union of its probed lists), kept only so benches can compare the two in one run.
-#[doc(hidden)]
-pub fn top_k_ivf_grouped(
-    queries: Matrix,
-    query_ids: &[u32],
-    candidates: Matrix,
-    cand_ids: &[u32],
-    k: usize,
-    params: &IvfParams,
-) -> Result<Vec<Vec<Neighbor>>, IvfError> {
-    top_k_ivf_with(
-        queries,
-        query_ids,
-        candidates,
-        cand_ids,
-        k,
-        params,
-        &|_| {},
-        true,
-    )
-}
-
-#[allow(clippy::too_many_arguments)] // top_k_ivf's arguments plus the private switch
-fn top_k_ivf_with(
-    queries: Matrix,
-    query_ids: &[u32],
-    candidates: Matrix,
-    cand_ids: &[u32],
-    k: usize,
-    params: &IvfParams,
-    progress: &(dyn Fn(usize) + Sync),
-    grouped: bool,
-) -> Result<Vec<Vec<Neighbor>>, IvfError> {
     check_shape(&queries, query_ids, "queries")?;
     check_shape(&candidates, cand_ids, "candidates")?;
     if queries.dim != candidates.dim {
@@ -300,9 +259,6 @@ fn top_k_ivf_with(
         index.assign_from(&probes);
     } else {
         index.assign();
-    }
-    if grouped {
-        return Ok(index.search_grouped(queries, query_ids, k, &probes, nprobe));
     }
     Ok(index.search(queries, query_ids, k, &probes, nprobe, progress))
 }
@@ -734,99 +690,6 @@ impl<'a> IvfIndex<'a> {
         }
     }
 
-    /// The grouped search [`Self::search`] replaced (see [`top_k_ivf_grouped`]).
-    fn search_grouped(
-        &self,
-        queries: Matrix,
-        query_ids: &[u32],
-        k: usize,
-        probes: &Probes,
-        nprobe: usize,
-    ) -> Vec<Vec<Neighbor>> {
-        let m = queries.rows;
-        let np = nprobe.clamp(1, probes.p);
-        let (qrows, groups, unions) = self.plan(probes, np, m);
-        let mut order: Vec<usize> = (0..groups.len()).collect();
-        order.sort_by_key(|&g| {
-            (
-                std::cmp::Reverse((groups[g].1 - groups[g].0) * unions[g].1),
-                g,
-            )
-        });
-        let results: Vec<(usize, Vec<Vec<Neighbor>>)> = order
-            .par_iter()
-            .with_max_len(1)
-            .map(|&g| {
-                let (s, e) = groups[g];
-                (
-                    g,
-                    self.search_group(queries, query_ids, &qrows[s..e], &unions[g].0, k),
-                )
-            })
-            .collect();
-        let mut out: Vec<Vec<Neighbor>> = vec![Vec::new(); m];
-        for (g, lists) in results {
-            let (s, e) = groups[g];
-            for (&qi, l) in qrows[s..e].iter().zip(lists) {
-                out[qi as usize] = l;
-            }
-        }
-        self.redo_short(queries, query_ids, k, &mut out);
-        out
-    }
-
-    /// Query groups (by primary centroid, pieces of <= `GROUP_ROWS`) and each group's union of
-    /// probed lists with its total row count.
-    #[allow(clippy::type_complexity)]
-    fn plan(
-        &self,
-        probes: &Probes,
-        np: usize,
-        m: usize,
-    ) -> (Vec<u32>, Vec<(usize, usize)>, Vec<(Vec<u32>, usize)>) {
-        let nlist = self.nlist;
-        // Groups: queries by primary centroid, split into pieces of <= GROUP_ROWS.
-        let (qoff, qrows) = counting_sort(
-            (0..m).map(|i| probes.lists[i * probes.p] as usize),
-            nlist,
-            m,
-        );
-        let group_rows = GROUP_ROWS;
-        // Pieces of a big group keep row order, so each piece's union stays close to the whole
-        // group's (ordering pieces by secondary probe shrank unions but cut recall@5 at 1M × 384,
-        // nprobe 2, from 0.991 to 0.892 for 25 % less work: not worth it).
-        let mut groups: Vec<(usize, usize)> = Vec::new();
-        for c in 0..nlist {
-            let (a, b) = (qoff[c], qoff[c + 1]);
-            let pieces = (b - a).div_ceil(group_rows);
-            for t in 0..pieces {
-                // even split so no tiny tail group
-                let s = a + (b - a) * t / pieces;
-                let e = a + (b - a) * (t + 1) / pieces;
-                groups.push((s, e));
-            }
-        }
-        // Union of probe lists per group (ascending list ids), and its cost.
-        let unions: Vec<(Vec<u32>, usize)> = groups
-            .par_iter()
-            .map(|&(s, e)| {
-                let mut mark = vec![false; nlist];
-                for &qi in &qrows[s..e] {
-                    for &c in &probes.row(qi as usize)[..np] {
-                        mark[c as usize] = true;
-                    }
-                }
-                let u: Vec<u32> = (0..nlist as u32).filter(|&c| mark[c as usize]).collect();
-                let rows: usize = u
-                    .iter()
-                    .map(|&c| self.list_off[c as usize + 1] - self.list_off[c as usize])
-                    .sum();
-                (u, rows)
-            })
-            .collect();
-        (qrows, groups, unions)
-    }
-
     /// (number of probed lists, query × candidate pairs scored) for a search with these probes;
     /// pairs / (queries × candidates) is the fraction of the exact work done.
     pub fn scan_stats(&self, probes: &Probes, nprobe: usize) -> (usize, usize) {
@@ -844,72 +707,6 @@ impl<'a> IvfIndex<'a> {
             }
         }
         (probed.iter().filter(|&&p| p).count(), pairs)
-    }
-
-    /// Exact top-k of the query rows `qrows` against the union of inverted lists `lists`.
-    fn search_group(
-        &self,
-        queries: Matrix,
-        query_ids: &[u32],
-        qrows: &[u32],
-        lists: &[u32],
-        k: usize,
-    ) -> Vec<Vec<Neighbor>> {
-        let d = queries.dim;
-        let mg = qrows.len();
-        let mut qbuf = Vec::with_capacity(mg * d);
-        qrows
-            .iter()
-            .for_each(|&i| qbuf.extend_from_slice(queries.row(i as usize)));
-        let qm = Matrix {
-            data: &qbuf,
-            rows: mg,
-            dim: d,
-        };
-        let qids: Vec<u32> = qrows.iter().map(|&i| query_ids[i as usize]).collect();
-        let total: usize = lists
-            .iter()
-            .map(|&c| self.list_off[c as usize + 1] - self.list_off[c as usize])
-            .sum();
-        let w = CAND_CHUNK.min(total.max(1));
-        let mut cbuf: Vec<f32> = Vec::with_capacity(w * d);
-        let mut cids: Vec<u32> = Vec::with_capacity(w);
-        let mut sbuf = vec![0f32; mg * w];
-        let mut st = State::new(mg, k);
-        let mut flush = |cbuf: &mut Vec<f32>, cids: &mut Vec<u32>| {
-            let cw = cids.len();
-            if cw == 0 {
-                return;
-            }
-            dot_block_par(
-                qm,
-                Matrix {
-                    data: cbuf,
-                    rows: cw,
-                    dim: d,
-                },
-                &mut sbuf,
-                cw,
-                false,
-            );
-            let mut v = st.view();
-            for r in 0..mg {
-                v.scan_row(r, &sbuf[r * cw..(r + 1) * cw], cids, qids[r]);
-            }
-            cbuf.clear();
-            cids.clear();
-        };
-        for &c in lists {
-            for &j in &self.list_rows[self.list_off[c as usize]..self.list_off[c as usize + 1]] {
-                cbuf.extend_from_slice(self.candidates.row(j as usize));
-                cids.push(self.cand_ids[j as usize]);
-                if cids.len() == w {
-                    flush(&mut cbuf, &mut cids);
-                }
-            }
-        }
-        flush(&mut cbuf, &mut cids);
-        st.into_lists()
     }
 }
 
@@ -1185,8 +982,7 @@ mod tests {
 
     /// The inverted search is exact within each query's probed lists: every query gets the
     /// top-k of exactly the members of its `nprobe` lists (self excluded), for the all-pairs
-    /// and the foreign-query paths, and it matches the grouped search wherever that one saw
-    /// no more than the query's own lists.
+    /// and the foreign-query paths.
     #[test]
     fn inverted_search_is_exact_within_probed_lists() {
         let (n, d, k) = (5000, 32, 5);
