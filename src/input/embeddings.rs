@@ -245,11 +245,11 @@ pub fn parse_vector<'c>(
     // the parse. A token that is not a number is cut out only to be reported.
     let mut rest = body;
     for i in 0.. {
-        let t = rest.trim_start();
+        let t = trim_start(rest);
         let parsed = fast_float2::parse_partial::<f32, _>(t)
             .ok()
             .and_then(|(value, n)| {
-                let after = t[n..].trim_start();
+                let after = trim_start(&t[n..]);
                 if after.is_empty() {
                     Some((value, None))
                 } else {
@@ -283,6 +283,16 @@ pub fn parse_vector<'c>(
         return Err(VectorProblem::Zero);
     }
     Ok(model)
+}
+
+/// `str::trim_start`, answered from the first byte when it is a visible ASCII character (a
+/// digit, a sign or the comma: nearly always), since the Unicode-aware trim was 6% of
+/// parsing a vector.
+fn trim_start(s: &str) -> &str {
+    match s.as_bytes().first() {
+        Some(b) if b.is_ascii_graphic() => s,
+        _ => s.trim_start(),
+    }
 }
 
 /// Scale a vector to unit length in f64 so near-duplicates compare exactly.
