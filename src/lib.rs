@@ -61,6 +61,7 @@ impl Status {
 
 /// Run a parsed command line. Messages for people go to stderr; `inspect` prints to stdout.
 pub fn run_cli(cli: Cli) -> Result<Status> {
+    workbook::quiet_write_panics();
     match cli.command {
         Command::Run(args) => {
             let config = config::RunConfig::from_args(&args)?;

@@ -196,6 +196,20 @@ impl Formats {
         }
     }
 
+    /// Every format, in a fixed order.
+    fn all(&self) -> impl Iterator<Item = &Format> {
+        [
+            &self.header,
+            &self.wrap,
+            &self.percent,
+            &self.decimal,
+            &self.url,
+            &self.bold,
+        ]
+        .into_iter()
+        .chain(self.statuses.iter().map(|(_, f)| f))
+    }
+
     fn status(&self, s: LinkStatus) -> &Format {
         &self
             .statuses
@@ -285,10 +299,18 @@ impl WorkbookWriter {
         // about 40% of that time (measured on a 200,000-page run) for a file ~15% larger than
         // the default level 6 gives.
         workbook.set_zip_compression_level(3);
+        // A format gets its style number when first used; two sheets filled at once
+        // (add_rows_beside) would number them in whichever order the threads reach them, and
+        // the same workbook would differ from run to run. Registering every format first
+        // fixes the numbering (rust_xlsxwriter's own advice for threaded writing).
+        let formats = Formats::new();
+        for format in formats.all() {
+            workbook.register_format(format);
+        }
         Ok(WorkbookWriter {
             progress: None,
             workbook,
-            formats: Formats::new(),
+            formats,
             path: path.to_path_buf(),
             csv_dir: csv_dir.map(Path::to_path_buf),
             csvs: Vec::new(),
@@ -317,14 +339,16 @@ impl WorkbookWriter {
     ) -> Result<(), XlsxError> {
         let mut part = self.reserve(sheet, len)?;
         let worksheets = &mut self.workbook.worksheets_mut()[part.worksheets.clone()];
-        fill(
-            worksheets,
-            sheet,
-            rows,
-            &self.formats,
-            self.progress.as_ref(),
-            &mut part.csv,
-        )?;
+        without_write_panics(|| {
+            fill(
+                worksheets,
+                sheet,
+                rows,
+                &self.formats,
+                self.progress.as_ref(),
+                &mut part.csv,
+            )
+        })?;
         self.publish_later(part.csv)
     }
 
@@ -351,9 +375,12 @@ impl WorkbookWriter {
         let ws_b = &mut tail[..b.worksheets.len()];
         let csv_b = &mut b.csv;
         let (done_a, done_b) = std::thread::scope(|scope| {
-            let other =
-                scope.spawn(move || fill(ws_b, second.0, second.2, formats, progress, csv_b));
-            let mine = fill(ws_a, first.0, first.2, formats, progress, &mut a.csv);
+            let other = scope.spawn(move || {
+                without_write_panics(|| fill(ws_b, second.0, second.2, formats, progress, csv_b))
+            });
+            let mine = without_write_panics(|| {
+                fill(ws_a, first.0, first.2, formats, progress, &mut a.csv)
+            });
             let theirs = other
                 .join()
                 .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
@@ -412,7 +439,7 @@ impl WorkbookWriter {
         }
         let tmp = temp_path(&self.path);
         track(&tmp);
-        self.workbook.save(&tmp)?;
+        without_write_panics(|| self.workbook.save(&tmp))?;
         // The workbook and its CSVs are published together, once everything is written, so
         // an interrupted run never leaves CSVs next to an older workbook they do not match.
         fs::rename(&tmp, &self.path).map_err(XlsxError::IoError)?;
@@ -471,6 +498,50 @@ fn fill(
         write_footer(ws, sheet, written)?;
     }
     Ok(())
+}
+
+/// How `rust_xlsxwriter`'s panic on a failed write starts: constant-memory worksheets write
+/// their rows to temporary files and `expect` every write, so a full disk panics there.
+const WRITE_PANIC: &str = "Couldn't write to";
+
+/// Run `work`, turning `rust_xlsxwriter`'s panic on a failed write into the I/O error it was,
+/// with where the temporary files go. Any other panic goes on as it was.
+fn without_write_panics<T>(work: impl FnOnce() -> Result<T, XlsxError>) -> Result<T, XlsxError> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(work)).unwrap_or_else(|payload| {
+        let message = panic_text(&*payload);
+        if !message.starts_with(WRITE_PANIC) {
+            std::panic::resume_unwind(payload);
+        }
+        Err(XlsxError::IoError(io::Error::other(format!(
+            "{message} (the sheets are written to temporary files under {} first: is the disk full?)",
+            std::env::temp_dir().display()
+        ))))
+    })
+}
+
+/// A panic's message, when it has one.
+fn panic_text(payload: &(dyn std::any::Any + Send)) -> &str {
+    payload
+        .downcast_ref::<String>()
+        .map(String::as_str)
+        .or_else(|| payload.downcast_ref::<&str>().copied())
+        .unwrap_or("")
+}
+
+/// Keep `rust_xlsxwriter`'s write panics off stderr: [`without_write_panics`] reports them as
+/// errors, with the cause, and the run exits 2 like any other failure to write. Every other
+/// panic is printed as before.
+pub fn quiet_write_panics() {
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let message = panic_text(info.payload());
+        let from_writer = info
+            .location()
+            .is_some_and(|l| l.file().contains("rust_xlsxwriter"));
+        if !(from_writer && message.starts_with(WRITE_PANIC)) {
+            previous(info);
+        }
+    }));
 }
 
 /// Write `sheets` to `path` atomically (see [`WorkbookWriter`]).
@@ -686,6 +757,47 @@ mod tests {
             assert_eq!(csv.lines().count(), 2_501);
         }
         fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn style_numbers_do_not_depend_on_which_sheet_uses_a_format_first() {
+        // What add_rows_beside relies on: two threads reach the formats in either order.
+        let dir = std::env::temp_dir().join(format!("linkgap-styles-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let styles = |name: &str, first: Cell, second: Cell| {
+            let path = dir.join(name);
+            let mut w = WorkbookWriter::new(&path, None).unwrap();
+            for (sheet, cell) in [("One", first), ("Two", second)] {
+                let mut s = Sheet::new(sheet, vec![Column::new("X", 8.0)]);
+                s.rows.push(vec![cell]);
+                w.add(s).unwrap();
+            }
+            w.finish().unwrap();
+            let mut zip = zip::ZipArchive::new(File::open(&path).unwrap()).unwrap();
+            io::read_to_string(zip.by_name("xl/styles.xml").unwrap()).unwrap()
+        };
+        let url = || Cell::Url("https://e.com/".into());
+        assert_eq!(
+            styles("a.xlsx", url(), Cell::Percent(0.5)),
+            styles("b.xlsx", Cell::Percent(0.5), url())
+        );
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_failed_write_inside_the_xlsx_writer_is_an_error_not_a_panic() {
+        let full: Result<(), XlsxError> = without_write_panics(|| {
+            panic!("{WRITE_PANIC} xml file: Os {{ code: 28, kind: StorageFull }}")
+        });
+        let Err(XlsxError::IoError(e)) = full else {
+            panic!("expected an I/O error, got {full:?}")
+        };
+        assert!(e.to_string().contains("StorageFull") && e.to_string().contains("disk full"));
+        // Any other panic is not swallowed.
+        let other = std::panic::catch_unwind(|| {
+            let _ = without_write_panics::<()>(|| panic!("index out of bounds"));
+        });
+        assert!(other.is_err());
     }
 
     #[test]
