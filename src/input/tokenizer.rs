@@ -244,22 +244,21 @@ fn scan(
             Some(_) => {
                 // Text after the closing quote joins the field as written, up to the next
                 // delimiter or line end (quotes included).
-                let Some(k) = memchr::memchr3(delimiter, b'\n', b'\r', &data[i..]) else {
-                    if !at_eof {
-                        return Scan::More;
-                    }
-                    let mut joined = field.to_vec();
-                    joined.extend_from_slice(&data[i..]);
-                    record.push_field(&joined);
+                let rest = memchr::memchr3(delimiter, b'\n', b'\r', &data[i..]);
+                if rest.is_none() && !at_eof {
+                    return Scan::More;
+                }
+                let end = rest.map_or(data.len(), |k| i + k);
+                let mut joined = field.to_vec();
+                joined.extend_from_slice(&data[i..end]);
+                record.push_field(&joined);
+                i = end;
+                if i == data.len() {
                     return Scan::Done {
-                        used: data.len(),
+                        used: i,
                         cut: false,
                     };
-                };
-                let mut joined = field.to_vec();
-                joined.extend_from_slice(&data[i..i + k]);
-                record.push_field(&joined);
-                i += k;
+                }
                 if data[i] == delimiter {
                     i += 1;
                 } else {
