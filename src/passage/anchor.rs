@@ -75,23 +75,14 @@ pub fn is_generic(text: &str) -> bool {
     folded.is_empty() || GENERIC.binary_search(&folded.as_str()).is_ok()
 }
 
-/// Shared non-stop words of a span and a phrase (as multisets), over the longer length.
-fn overlap(span: &[Word], phrase: &Phrase) -> (f64, usize) {
-    // The phrase words already matched: a span has at most MAX_ANCHOR_WORDS words, so a
-    // small array holds them and nothing is allocated (this runs for every span of the
-    // chosen block against every phrase it shares a word with).
-    let mut taken = [usize::MAX; MAX_ANCHOR_WORDS];
-    let mut shared = 0;
-    for w in span.iter().filter(|w| !w.stop) {
-        if let Some(i) = (0..phrase.words.len())
-            .find(|&i| !taken[..shared].contains(&i) && phrase.words[i] == w.hash)
-        {
-            taken[shared] = i;
-            shared += 1;
-        }
-    }
-    let longer = span.len().max(phrase.words.len());
-    (shared as f64 / longer as f64, shared)
+/// What a span growing from one start shares with one phrase: the phrase's words matched
+/// so far (each phrase word matches one span word), how many, and the idf of the span words
+/// that are in the phrase.
+struct Grown {
+    phrase: usize,
+    taken: [usize; MAX_ANCHOR_WORDS],
+    shared: usize,
+    idf: f64,
 }
 
 /// The best anchor span of a block's `text` (its words are `words`, its existing links the
@@ -146,12 +137,39 @@ pub fn choose(
         named_before.push(named_before[named_before.len() - 1] + usize::from(!ps.is_empty()));
     }
     let mut best: Option<(f64, Range<usize>)> = None;
-    let mut candidates: Vec<usize> = Vec::new();
+    // The spans from one start are scored as the span grows a word at a time, keeping for
+    // each phrase the span has a word of what `overlap` would find (the matched phrase
+    // words and their count) and the sum of the idf of those span words: a longer span adds
+    // one word to each, in the same order, so nothing is recounted and the sums are the
+    // same to the bit.
+    let mut grown: Vec<Grown> = Vec::new();
     for i in 0..words.len() {
         if words[i].stop {
             continue;
         }
+        grown.clear();
         for j in i + 1..=(i + MAX_ANCHOR_WORDS).min(words.len()) {
+            let added = j - 1;
+            for &(_, k) in phrases_of[added] {
+                let at = grown.iter().position(|g| g.phrase == k).unwrap_or_else(|| {
+                    grown.push(Grown {
+                        phrase: k,
+                        taken: [usize::MAX; MAX_ANCHOR_WORDS],
+                        shared: 0,
+                        idf: 0.0,
+                    });
+                    grown.len() - 1
+                });
+                let g = &mut grown[at];
+                let p = &phrases[k].words;
+                if let Some(x) = (0..p.len())
+                    .find(|&x| !g.taken[..g.shared].contains(&x) && p[x] == words[added].hash)
+                {
+                    g.taken[g.shared] = x;
+                    g.shared += 1;
+                }
+                g.idf += idf[added];
+            }
             let span = &words[i..j];
             if span[span.len() - 1].stop || named_before[j] == named_before[i] {
                 continue;
@@ -167,27 +185,12 @@ pub fn choose(
             {
                 continue;
             }
-            candidates.clear();
-            candidates.extend(
-                phrases_of[i..j]
-                    .iter()
-                    .flat_map(|ps| ps.iter().map(|e| e.1)),
-            );
-            candidates.sort_unstable();
-            candidates.dedup();
             let mut score = 0.0;
-            for &k in &candidates {
-                let p = &phrases[k];
-                let (o, shared) = overlap(span, p);
-                if shared == 0 {
-                    continue;
-                }
-                let idf: f64 = (i..j)
-                    .filter(|&w| phrases_of[w].iter().any(|e| e.1 == k))
-                    .map(|w| idf[w])
-                    .sum();
+            for g in grown.iter().filter(|g| g.shared > 0) {
+                let p = &phrases[g.phrase];
+                let overlap = g.shared as f64 / span.len().max(p.words.len()) as f64;
                 // Overlap decides; the rarity of the shared words breaks ties.
-                score = f64::max(score, p.weight * o + 1e-3 * idf);
+                score = f64::max(score, p.weight * overlap + 1e-3 * g.idf);
             }
             // Generic text is ruled out only for a span that would win: the check allocates,
             // and skipping a span that would not win changes nothing.
@@ -208,6 +211,127 @@ pub fn choose(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every span scored from scratch against every phrase: the rule `choose` computes
+    /// incrementally, as its oracle.
+    fn choose_from_scratch(
+        text: &str,
+        links: &[Range<usize>],
+        words: &[Word],
+        phrases: &[Phrase],
+        stats: &SiteStats,
+    ) -> Option<(f64, Range<usize>)> {
+        let ends_sentence = text.trim_end().ends_with(['.', '!', '?', ':', ';']);
+        let in_phrase = |w: &Word, k: usize| !w.stop && phrases[k].words.contains(&w.hash);
+        let mut best: Option<(f64, Range<usize>)> = None;
+        for i in 0..words.len() {
+            for j in i + 1..=(i + MAX_ANCHOR_WORDS).min(words.len()) {
+                let span = &words[i..j];
+                if span[0].stop || span[span.len() - 1].stop {
+                    continue;
+                }
+                if i == 0 && j == words.len() && (words.len() > 3 || ends_sentence) {
+                    continue;
+                }
+                let range = span[0].range.start..span[span.len() - 1].range.end;
+                if links
+                    .iter()
+                    .any(|l| l.start < range.end && range.start < l.end)
+                {
+                    continue;
+                }
+                let mut score = 0.0;
+                for (k, p) in phrases.iter().enumerate() {
+                    let mut taken = vec![false; p.words.len()];
+                    let mut shared = 0;
+                    for w in span.iter().filter(|w| !w.stop) {
+                        if let Some(x) =
+                            (0..p.words.len()).find(|&x| !taken[x] && p.words[x] == w.hash)
+                        {
+                            taken[x] = true;
+                            shared += 1;
+                        }
+                    }
+                    if shared == 0 {
+                        continue;
+                    }
+                    let idf: f64 = span
+                        .iter()
+                        .filter(|w| in_phrase(w, k))
+                        .map(|w| stats.idf(w.hash))
+                        .sum();
+                    let o = f64::from(shared) / span.len().max(p.words.len()) as f64;
+                    score = f64::max(score, p.weight * o + 1e-3 * idf);
+                }
+                if score > 0.0
+                    && best.as_ref().is_none_or(|(s, _)| score > *s)
+                    && !is_generic(&text[range.clone()])
+                {
+                    best = Some((score, range));
+                }
+            }
+        }
+        best
+    }
+
+    #[test]
+    fn the_incremental_span_scores_are_those_from_scratch() {
+        use crate::passage::blocks::split_html;
+        use crate::passage::stats::{StatsBuilder, TemplateRules};
+        use crate::passage::text::words;
+        let vocabulary = [
+            "tables", "rows", "the", "index", "of", "vacuum", "full", "and", "planner", "to",
+            "Tables", "join", "here", "click", "more",
+        ];
+        let mut seed = 11u64;
+        let mut next = |n: usize| {
+            seed = seed
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            ((seed >> 33) % n as u64) as usize
+        };
+        let mut site = StatsBuilder::new();
+        let mut texts = Vec::new();
+        for _ in 0..300 {
+            let text: Vec<&str> = (0..=next(14))
+                .map(|_| vocabulary[next(vocabulary.len())])
+                .collect();
+            let text = format!("{}{}", text.join(" "), [".", "", ":"][next(3)]);
+            site.add_page(&split_html(&format!("<p>{text}</p>")));
+            texts.push(text);
+        }
+        let stats = site.finish(&TemplateRules::default());
+        let mut found = 0;
+        for text in &texts {
+            let ws = words(text);
+            let phrases: Vec<Phrase> = (0..=next(4))
+                .map(|_| {
+                    let p: Vec<&str> = (0..=next(4))
+                        .map(|_| vocabulary[next(vocabulary.len())])
+                        .collect();
+                    let pw = words(&p.join(" "));
+                    Phrase {
+                        words: pw.iter().map(|w| w.hash).collect(),
+                        stop: pw.iter().map(|w| w.stop).collect(),
+                        weight: [0.6, 0.8, 1.0][next(3)],
+                        rarity: 1.0,
+                    }
+                })
+                .collect();
+            // Now and then an existing link over a few words.
+            let links: Vec<Range<usize>> = if ws.len() > 3 && next(3) == 0 {
+                std::iter::once(ws[1].range.start..ws[2].range.end).collect()
+            } else {
+                Vec::new()
+            };
+            let fast = choose(text, &links, &ws, &phrases, &stats).map(|(r, _)| r);
+            let slow = choose_from_scratch(text, &links, &ws, &phrases, &stats).map(|(_, r)| r);
+            assert_eq!(fast, slow, "{text:?}");
+            found += usize::from(fast.is_some());
+        }
+        // The comparison is between anchors, not between two empty answers.
+        assert!(found > texts.len() / 2, "{found}");
+    }
 
     #[test]
     fn generic_list_is_sorted_and_matches_loosely() {
