@@ -9,6 +9,7 @@
 //! A block that already links to D, or a template block, is no place. The score is scaled by
 //! what a block holding D's best phrase would get, so a floor means the same on every site.
 
+use std::collections::HashMap;
 use std::fmt;
 use std::ops::Range;
 
@@ -17,7 +18,7 @@ use url::Url;
 use super::anchor::{self, is_generic};
 use super::blocks::{Block, BlockKind};
 use super::stats::SiteStats;
-use super::text::{Phrase, Word, title_parts, words};
+use super::text::{Phrase, for_each_hash, title_parts, words};
 
 /// BM25 term saturation.
 const K1: f64 = 1.2;
@@ -200,17 +201,29 @@ impl Query {
     }
 
     /// Each block's bonus for the destination phrase it contains as a word sequence (the
-    /// best one's weight × rarity; 0 for none). Only blocks holding a phrase's first word,
-    /// found through the page's postings, are searched for it.
-    fn phrase_bonus(&self, page: &Prepared<'_>) -> Vec<f64> {
-        let mut bonus = vec![0.0f64; page.blocks.len()];
+    /// best one's weight × rarity; 0 for none). Only blocks holding the phrase's rarest word
+    /// on this page, found through the page's postings, are searched for it: a phrase word
+    /// every block has (the topic's name) would send the search through the whole page.
+    fn phrase_bonus(&self, page: &Prepared<'_>, bonus: &mut [f64]) {
         for p in &self.phrases {
-            let Some(&first) = p.words.first() else {
+            let Some(pivot) = p
+                .words
+                .iter()
+                .enumerate()
+                .map(|(at, &h)| (page.postings(h).len(), at))
+                .min()
+            else {
                 continue;
             };
-            for &(_, b, _) in page.postings(first) {
+            let (count, at) = pivot;
+            if count == 0 {
+                continue;
+            }
+            let first = p.words[0];
+            for &(_, b, _) in page.postings(p.words[at]) {
                 let b = b as usize;
-                if page.hashes[b]
+                if page
+                    .hashes(b)
                     .windows(p.words.len())
                     .any(|win| win[0] == first && win == p.words.as_slice())
                 {
@@ -218,7 +231,6 @@ impl Query {
                 }
             }
         }
-        bonus
     }
 
     /// The best place in `blocks` (a source page) for a link to this destination.
@@ -251,7 +263,13 @@ impl Query {
             text: block.text.clone(),
             kind: block.kind,
             score,
-            anchor: anchor::choose(&block.text, &links, &page.words[i], &self.phrases, stats),
+            anchor: anchor::choose(
+                &block.text,
+                &links,
+                &words(&block.text),
+                &self.phrases,
+                stats,
+            ),
         })
     }
 
@@ -272,25 +290,40 @@ impl Query {
         // BM25 through the page's postings: each query term is looked up once in the page,
         // not each of the page's words among the terms. Terms are added in the query's order,
         // as the sum over a block's words always added them, so scores are the same to the bit.
-        let mut bm25 = vec![0.0f64; page.blocks.len()];
+        let n = page.blocks.len();
+        let mut scores = vec![0.0f64; 2 * n];
+        let (bm25, bonus) = scores.split_at_mut(n);
+        let mut touched: Vec<u32> = Vec::new();
         for &(h, weight) in &self.terms {
             for &(_, b, tf) in page.postings(h) {
+                touched.push(b);
                 let (b, tf) = (b as usize, f64::from(tf));
                 bm25[b] += weight * tf * (K1 + 1.0) / (tf + page.norm[b]);
             }
         }
-        let bonus = self.phrase_bonus(page);
+        self.phrase_bonus(page, bonus);
+        touched.sort_unstable();
+        touched.dedup();
+        // Only blocks with a query word can score above 0 (a phrase's words are terms), so
+        // only they are looked at, in block order; whether a block already links here is
+        // asked only of a block that would win. When none scores above 0, every block is
+        // looked at, to tell "no free block" from "below the floor".
+        let free = |i: usize| page.len(i) > 0 && !page.template[i];
+        let score = |i: usize| {
+            (bm25[i] + PHRASE_BONUS * bonus[i]) * kind_weight(page.blocks[i].kind) / self.ideal
+        };
         let mut best: Option<(f64, usize)> = None;
-        for (i, block) in page.blocks.iter().enumerate() {
-            if page.words[i].is_empty() || page.template[i] || links_to_target(i) {
-                continue;
-            }
-            // A block with none of the terms holds no phrase either: it scores 0.
-            let score = (bm25[i] + PHRASE_BONUS * bonus[i]) * kind_weight(block.kind) / self.ideal;
+        for i in touched.iter().map(|&b| b as usize) {
+            let s = score(i);
             // Ties go to the first block: a link belongs at the first mention.
-            if best.is_none_or(|(s, _)| score > s) {
-                best = Some((score, i));
+            if free(i) && best.is_none_or(|(top, _)| s > top) && !links_to_target(i) {
+                best = Some((s, i));
             }
+        }
+        if best.is_none_or(|(top, _)| top <= 0.0) {
+            best = (0..n)
+                .find(|&i| free(i) && !links_to_target(i))
+                .map(|i| (score(i), i));
         }
         let (score, i) = best.ok_or(NoPlace::NoFreeBlock)?;
         if score < FLOOR {
@@ -316,11 +349,14 @@ impl Query {
 pub struct Prepared<'a> {
     /// The page's blocks.
     pub blocks: &'a [Block],
-    words: Vec<Vec<Word>>,
-    /// Each block's word hashes in order, for the phrase match.
-    hashes: Vec<Vec<u64>>,
+    /// Every block's word hashes in order, one block after another, for the phrase match.
+    hashes: Vec<u64>,
+    /// Where each block's words start in `hashes` (and, last, where they end).
+    starts: Vec<usize>,
     /// (word hash, block, occurrences in the block), sorted: the page's inverted index.
     postings: Vec<(u64, u32, u32)>,
+    /// Where each word's postings are, so a query word is found in one probe.
+    lookup: HashMap<u64, (u32, u32), foldhash::fast::RandomState>,
     /// Each block's BM25 length normalization.
     norm: Vec<f64>,
     template: Vec<bool>,
@@ -329,16 +365,18 @@ pub struct Prepared<'a> {
 impl<'a> Prepared<'a> {
     /// Split every block of `blocks` into words.
     pub fn new(blocks: &'a [Block], stats: &SiteStats) -> Prepared<'a> {
-        let words: Vec<Vec<Word>> = blocks.iter().map(|b| words(&b.text)).collect();
-        let hashes: Vec<Vec<u64>> = words
-            .iter()
-            .map(|ws| ws.iter().map(|w| w.hash).collect())
-            .collect();
+        let mut hashes = Vec::new();
+        let mut starts = Vec::with_capacity(blocks.len() + 1);
+        for b in blocks {
+            starts.push(hashes.len());
+            for_each_hash(&b.text, |h| hashes.push(h));
+        }
+        starts.push(hashes.len());
         let mut postings = Vec::new();
         let mut sorted = Vec::new();
-        for (b, hs) in hashes.iter().enumerate() {
+        for (b, w) in starts.windows(2).enumerate() {
             sorted.clear();
-            sorted.extend_from_slice(hs);
+            sorted.extend_from_slice(&hashes[w[0]..w[1]]);
             sorted.sort_unstable();
             let b = u32::try_from(b).unwrap_or(u32::MAX);
             for run in sorted.chunk_by(|x, y| x == y) {
@@ -346,31 +384,57 @@ impl<'a> Prepared<'a> {
             }
         }
         postings.sort_unstable();
-        let norm = words
-            .iter()
-            .map(|ws| K1 * (1.0 - B + B * ws.len() as f64 / stats.avg_len.max(1.0)))
+        let mut lookup = HashMap::with_capacity_and_hasher(
+            postings.len(),
+            foldhash::fast::RandomState::default(),
+        );
+        for (at, run) in postings
+            .chunk_by(|x, y| x.0 == y.0)
+            .scan(0usize, |at, run| {
+                let start = *at;
+                *at += run.len();
+                Some((start, run))
+            })
+        {
+            let at = u32::try_from(at).unwrap_or(u32::MAX);
+            let len = u32::try_from(run.len()).unwrap_or(u32::MAX);
+            lookup.insert(run[0].0, (at, len));
+        }
+        let norm = starts
+            .windows(2)
+            .map(|w| K1 * (1.0 - B + B * (w[1] - w[0]) as f64 / stats.avg_len.max(1.0)))
+            .collect();
+        let template = starts
+            .windows(2)
+            .map(|w| stats.is_template_words(&hashes[w[0]..w[1]]))
             .collect();
         Prepared {
             blocks,
-            template: hashes.iter().map(|h| stats.is_template_words(h)).collect(),
             hashes,
+            starts,
             postings,
+            lookup,
             norm,
-            words,
+            template,
         }
     }
 
-    /// Whether block `i` is template (repeated across the site): never a place, so what
-    /// its links point at need not be worked out.
-    pub fn is_template(&self, i: usize) -> bool {
-        self.template[i]
+    /// Block `i`'s words.
+    fn len(&self, i: usize) -> usize {
+        self.starts[i + 1] - self.starts[i]
+    }
+
+    /// Block `i`'s word hashes, in order.
+    fn hashes(&self, i: usize) -> &[u64] {
+        &self.hashes[self.starts[i]..self.starts[i + 1]]
     }
 
     /// The blocks holding a word, in block order.
     fn postings(&self, hash: u64) -> &[(u64, u32, u32)] {
-        let start = self.postings.partition_point(|p| p.0 < hash);
-        let len = self.postings[start..].partition_point(|p| p.0 == hash);
-        &self.postings[start..start + len]
+        match self.lookup.get(&hash) {
+            Some(&(at, len)) => &self.postings[at as usize..(at + len) as usize],
+            None => &[],
+        }
     }
 }
 

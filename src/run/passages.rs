@@ -234,16 +234,19 @@ fn place_all(
     stats: &passage::SiteStats,
     progress: Progress,
 ) -> Result<(usize, HashMap<u32, Query>)> {
-    // One query per destination, shared by its rows; each source page's rows by index.
-    let mut queries: HashMap<u32, Query> = HashMap::new();
+    // One query per destination, shared by its rows (built on both cores: a destination's
+    // title and anchors are split into phrases); each source page's rows by index.
     let mut rows_of: HashMap<u32, Vec<(usize, u32)>> = HashMap::new();
+    let mut destinations: HashSet<u32> = HashSet::new();
     for (i, c) in candidates.iter().enumerate() {
         let (s, d) = c.pages;
-        queries
-            .entry(d)
-            .or_insert_with(|| Query::new(&target(crawl, d), stats));
+        destinations.insert(d);
         rows_of.entry(s).or_default().push((i, d));
     }
+    let queries: HashMap<u32, Query> = destinations
+        .into_par_iter()
+        .map(|d| (d, Query::new(&target(crawl, d), stats)))
+        .collect();
     let mut placed: Vec<(usize, Placement)> = Vec::new();
     // Pages are split into blocks on the workers, with their scoring, while the reading
     // thread tokenizes the next batch of the CSV.
@@ -320,17 +323,16 @@ fn place_page(
     rows: &[(usize, u32)],
 ) -> Vec<(usize, Placement)> {
     let page = Prepared::new(blocks, stats);
-    // Where each block's links point, resolved once for all the page's rows; a template
-    // block is never a place, so its links (the site's navigation, mostly) are not resolved.
+    // Where each block's links point, resolved once for all the page's rows, and only for a
+    // block that would win a row (resolving every link of a hub page was a tenth of the
+    // stage). A template block is never a place, so its links are never resolved.
     let base = url::Url::parse(address).ok();
-    let targets: Vec<Vec<u32>> = blocks
-        .iter()
-        .enumerate()
-        .map(|(i, b)| {
-            if page.is_template(i) {
-                return Vec::new();
-            }
-            b.links
+    let targets: Vec<std::cell::OnceCell<Vec<u32>>> =
+        vec![std::cell::OnceCell::new(); blocks.len()];
+    let targets_of = |b: usize| {
+        targets[b].get_or_init(|| {
+            blocks[b]
+                .links
                 .iter()
                 .filter_map(|l| {
                     base.as_ref()
@@ -339,13 +341,13 @@ fn place_page(
                 })
                 .collect()
         })
-        .collect();
+    };
     // A page's rows often choose the same block: its text is held once for all of them
     // (the pool is four times the Queue, so this is most of the stage's memory).
     let mut shared: Vec<Option<Shared>> = vec![None; blocks.len()];
     rows.iter()
         .map(|&(i, d)| {
-            let links_to = |b: usize| targets[b].contains(&d);
+            let links_to = |b: usize| targets_of(b).contains(&d);
             let placement = match queries[&d].place(&page, &links_to) {
                 Ok((b, strength)) => {
                     let (text, links) = shared[b]
