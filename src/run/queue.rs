@@ -6,6 +6,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use anyhow::{Context, Result};
+use rayon::prelude::*;
 
 use crate::config::RunConfig;
 use crate::crawl::Crawl;
@@ -69,14 +70,29 @@ pub(super) fn candidates(
     signals: Option<&DestinationSignals>,
 ) -> Vec<Candidate> {
     let body = crawl.links.body_sources();
+    // The pool runs to millions of pairs with page text: they are filtered and built in
+    // parallel, in their order.
+    let allowed: Vec<(&Proposal, u32, u32)> = proposals
+        .par_iter()
+        .map(|p| {
+            (
+                p,
+                compared.order[p.source as usize],
+                compared.order[p.destination as usize],
+            )
+        })
+        .filter(|&(_, s, d)| compared.allowed(config, s, d))
+        .collect();
     // One shared copy of each page's URL, however many pairs it is in.
     let mut shared: HashMap<u32, Arc<str>> = HashMap::new();
-    let mut url = |id: u32| {
-        shared
-            .entry(id)
-            .or_insert_with(|| crawl.urls.url(id).into())
-            .clone()
-    };
+    for &(_, s, d) in &allowed {
+        for id in [s, d] {
+            shared
+                .entry(id)
+                .or_insert_with(|| crawl.urls.url(id).into());
+        }
+    }
+    let url = |id: u32| shared[&id].clone();
     let no_fingerprint: Arc<str> = Arc::from("");
     let fingerprint = |id: u32| fingerprints.get(&id).unwrap_or(&no_fingerprint).clone();
     let no_signals: Arc<[Option<f64>]> = signals.map_or_else(
@@ -87,16 +103,8 @@ pub(super) fn candidates(
     let crawl_weight = signals
         .filter(|_| config.importance.is_empty())
         .map(|s| &s.importance);
-    proposals
-        .iter()
-        .map(|p| {
-            (
-                p,
-                compared.order[p.source as usize],
-                compared.order[p.destination as usize],
-            )
-        })
-        .filter(|&(_, s, d)| compared.allowed(config, s, d))
+    allowed
+        .into_par_iter()
         .map(|(p, s, d)| {
             let destination = url(d);
             let rank = neighbors[p.destination as usize]
@@ -144,9 +152,11 @@ pub(super) struct Budgeted {
 /// force a page-level match into a paragraph that does not want it (Opportunities still
 /// lists the pair).
 pub(super) fn apply_budget(mut pool: Vec<Candidate>, budget: crate::rank::Budget) -> Budgeted {
-    let priorities: Vec<f64> = pool.iter().map(Candidate::priority).collect();
+    // The pool runs to millions with page text. The order is total (a pair is there once),
+    // so sorting in parallel orders it the same.
+    let priorities: Vec<f64> = pool.par_iter().map(Candidate::priority).collect();
     let mut order: Vec<usize> = (0..pool.len()).collect();
-    order.sort_unstable_by(|&a, &b| {
+    order.par_sort_unstable_by(|&a, &b| {
         priorities[b]
             .total_cmp(&priorities[a])
             .then_with(|| pool[b].score.total_cmp(&pool[a].score))
@@ -183,6 +193,13 @@ pub(super) fn apply_budget(mut pool: Vec<Candidate>, budget: crate::rank::Budget
         *s += 1;
         keep[i] = true;
     }
+    // The rows cut (three quarters of a pool with page text) let go of their passages on
+    // both cores first; the passages are most of what there is to free, and a second pool
+    // is never built beside the first.
+    pool.par_iter_mut()
+        .zip(keep.par_iter())
+        .filter(|(_, k)| !**k)
+        .for_each(|(c, _)| c.placement = Placement::NotLooked);
     let mut i = 0;
     pool.retain(|_| {
         i += 1;
