@@ -220,7 +220,7 @@ impl Query {
                 continue;
             }
             let first = p.words[0];
-            for &(_, b, _) in page.postings(p.words[at]) {
+            for &(b, _) in page.postings(p.words[at]) {
                 let b = b as usize;
                 if page
                     .hashes(b)
@@ -295,7 +295,7 @@ impl Query {
         let (bm25, bonus) = scores.split_at_mut(n);
         let mut touched: Vec<u32> = Vec::new();
         for &(h, weight) in &self.terms {
-            for &(_, b, tf) in page.postings(h) {
+            for &(b, tf) in page.postings(h) {
                 touched.push(b);
                 let (b, tf) = (b as usize, f64::from(tf));
                 bm25[b] += weight * tf * (K1 + 1.0) / (tf + page.norm[b]);
@@ -353,10 +353,13 @@ pub struct Prepared<'a> {
     hashes: Vec<u64>,
     /// Where each block's words start in `hashes` (and, last, where they end).
     starts: Vec<usize>,
-    /// (word hash, block, occurrences in the block), sorted: the page's inverted index.
-    postings: Vec<(u64, u32, u32)>,
-    /// Where each word's postings are, so a query word is found in one probe.
-    lookup: HashMap<u64, (u32, u32), foldhash::fast::RandomState>,
+    /// (block, occurrences in the block) for each word, grouped by word and in block order
+    /// within a word: the page's inverted index.
+    postings: Vec<(u32, u32)>,
+    /// Each word's dense id, so a query word is found in one probe.
+    ids: HashMap<u64, u32, foldhash::fast::RandomState>,
+    /// Where each id's postings start (and, last, where they end).
+    first: Vec<usize>,
     /// Each block's BM25 length normalization.
     norm: Vec<f64>,
     template: Vec<bool>,
@@ -372,33 +375,46 @@ impl<'a> Prepared<'a> {
             for_each_hash(&b.text, |h| hashes.push(h));
         }
         starts.push(hashes.len());
-        let mut postings = Vec::new();
-        let mut sorted = Vec::new();
+        // The page's inverted index without sorting: each distinct word gets a dense id as
+        // it is first seen, a block's posting for a word is made at the word's first
+        // occurrence in the block and counted up after, then the postings are grouped by word
+        // (a counting sort keeps them in block order within each word).
+        let mut ids: HashMap<u64, u32, foldhash::fast::RandomState> =
+            HashMap::with_capacity_and_hasher(
+                hashes.len() / 2,
+                foldhash::fast::RandomState::default(),
+            );
+        let mut last: Vec<(usize, usize)> = Vec::new();
+        let mut made: Vec<(u32, u32, u32)> = Vec::new();
         for (b, w) in starts.windows(2).enumerate() {
-            sorted.clear();
-            sorted.extend_from_slice(&hashes[w[0]..w[1]]);
-            sorted.sort_unstable();
-            let b = u32::try_from(b).unwrap_or(u32::MAX);
-            for run in sorted.chunk_by(|x, y| x == y) {
-                postings.push((run[0], b, u32::try_from(run.len()).unwrap_or(u32::MAX)));
+            for &h in &hashes[w[0]..w[1]] {
+                let fresh = u32::try_from(ids.len()).unwrap_or(u32::MAX);
+                let id = *ids.entry(h).or_insert(fresh) as usize;
+                if id == last.len() {
+                    last.push((usize::MAX, 0));
+                }
+                let (block, at) = &mut last[id];
+                if *block == b {
+                    made[*at].2 += 1;
+                } else {
+                    *block = b;
+                    *at = made.len();
+                    made.push((id as u32, u32::try_from(b).unwrap_or(u32::MAX), 1));
+                }
             }
         }
-        postings.sort_unstable();
-        let mut lookup = HashMap::with_capacity_and_hasher(
-            postings.len(),
-            foldhash::fast::RandomState::default(),
-        );
-        for (at, run) in postings
-            .chunk_by(|x, y| x.0 == y.0)
-            .scan(0usize, |at, run| {
-                let start = *at;
-                *at += run.len();
-                Some((start, run))
-            })
-        {
-            let at = u32::try_from(at).unwrap_or(u32::MAX);
-            let len = u32::try_from(run.len()).unwrap_or(u32::MAX);
-            lookup.insert(run[0].0, (at, len));
+        let mut first = vec![0usize; ids.len() + 1];
+        for m in &made {
+            first[m.0 as usize + 1] += 1;
+        }
+        for i in 1..first.len() {
+            first[i] += first[i - 1];
+        }
+        let mut postings = vec![(0u32, 0u32); made.len()];
+        let mut fill = first.clone();
+        for &(id, b, tf) in &made {
+            postings[fill[id as usize]] = (b, tf);
+            fill[id as usize] += 1;
         }
         let norm = starts
             .windows(2)
@@ -413,7 +429,8 @@ impl<'a> Prepared<'a> {
             hashes,
             starts,
             postings,
-            lookup,
+            ids,
+            first,
             norm,
             template,
         }
@@ -429,10 +446,10 @@ impl<'a> Prepared<'a> {
         &self.hashes[self.starts[i]..self.starts[i + 1]]
     }
 
-    /// The blocks holding a word, in block order.
-    fn postings(&self, hash: u64) -> &[(u64, u32, u32)] {
-        match self.lookup.get(&hash) {
-            Some(&(at, len)) => &self.postings[at as usize..(at + len) as usize],
+    /// The blocks holding a word, in block order, with its occurrences in each.
+    fn postings(&self, hash: u64) -> &[(u32, u32)] {
+        match self.ids.get(&hash) {
+            Some(&id) => &self.postings[self.first[id as usize]..self.first[id as usize + 1]],
             None => &[],
         }
     }
