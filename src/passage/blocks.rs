@@ -293,7 +293,8 @@ impl Builder {
             let kind = self.kind();
             self.blocks.push(Block {
                 kind,
-                text: std::mem::take(&mut self.text),
+                // A copy of its exact size; the buffer, grown once, serves the next block.
+                text: self.text.clone(),
                 links: std::mem::take(&mut self.links),
             });
         }

@@ -9,6 +9,7 @@
 //! A block that already links to D, or a template block, is no place. The score is scaled by
 //! what a block holding D's best phrase would get, so a floor means the same on every site.
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::fmt;
 use std::ops::Range;
@@ -291,9 +292,13 @@ impl Query {
         // not each of the page's words among the terms. Terms are added in the query's order,
         // as the sum over a block's words always added them, so scores are the same to the bit.
         let n = page.blocks.len();
-        let mut scores = vec![0.0f64; 2 * n];
+        // A page's rows reuse one pair of buffers (millions of rows, a few hundred blocks).
+        let mut scratch = page.scratch.borrow_mut();
+        let (scores, touched) = &mut *scratch;
+        scores.clear();
+        scores.resize(2 * n, 0.0);
+        touched.clear();
         let (bm25, bonus) = scores.split_at_mut(n);
-        let mut touched: Vec<u32> = Vec::new();
         for &(h, weight) in &self.terms {
             for &(b, tf) in page.postings(h) {
                 touched.push(b);
@@ -360,6 +365,8 @@ pub struct Prepared<'a> {
     ids: HashMap<u64, u32, foldhash::fast::RandomState>,
     /// Where each id's postings start (and, last, where they end).
     first: Vec<usize>,
+    /// [`Query::place`]'s buffers: block scores and the blocks a query touched.
+    scratch: RefCell<(Vec<f64>, Vec<u32>)>,
     /// Each block's BM25 length normalization.
     norm: Vec<f64>,
     template: Vec<bool>,
@@ -431,6 +438,7 @@ impl<'a> Prepared<'a> {
             postings,
             ids,
             first,
+            scratch: RefCell::default(),
             norm,
             template,
         }
