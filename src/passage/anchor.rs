@@ -85,6 +85,29 @@ struct Grown {
     idf: f64,
 }
 
+/// The byte range of the span `words[span]` if it may be an anchor: it neither starts nor
+/// ends with a stop word, is not the whole of a sentence (the whole of a short label may
+/// be), and neither sits inside nor crosses an existing link.
+fn allowed_span(
+    words: &[Word],
+    span: Range<usize>,
+    links: &[Range<usize>],
+    ends_sentence: bool,
+) -> Option<Range<usize>> {
+    let (first, last) = (&words[span.start], &words[span.end - 1]);
+    if first.stop || last.stop {
+        return None;
+    }
+    if span.start == 0 && span.end == words.len() && (words.len() > 3 || ends_sentence) {
+        return None;
+    }
+    let range = first.range.start..last.range.end;
+    let touches_link = links
+        .iter()
+        .any(|l| l.start < range.end && range.start < l.end);
+    (!touches_link).then_some(range)
+}
+
 /// The best anchor span of a block's `text` (its words are `words`, its existing links the
 /// byte ranges `links`), with its byte range in the text; `None` when no span shares a word
 /// with any phrase.
@@ -170,21 +193,13 @@ pub fn choose(
                 }
                 g.idf += idf[added];
             }
+            if named_before[j] == named_before[i] {
+                continue;
+            }
+            let Some(range) = allowed_span(words, i..j, links, ends_sentence) else {
+                continue;
+            };
             let span = &words[i..j];
-            if span[span.len() - 1].stop || named_before[j] == named_before[i] {
-                continue;
-            }
-            // The whole of a sentence is not an anchor; the whole of a short label may be.
-            if i == 0 && j == words.len() && (words.len() > 3 || ends_sentence) {
-                continue;
-            }
-            let range = span[0].range.start..span[span.len() - 1].range.end;
-            if links
-                .iter()
-                .any(|l| l.start < range.end && range.start < l.end)
-            {
-                continue;
-            }
             let mut score = 0.0;
             for g in grown.iter().filter(|g| g.shared > 0) {
                 let p = &phrases[g.phrase];
@@ -226,20 +241,10 @@ mod tests {
         let mut best: Option<(f64, Range<usize>)> = None;
         for i in 0..words.len() {
             for j in i + 1..=(i + MAX_ANCHOR_WORDS).min(words.len()) {
+                let Some(range) = allowed_span(words, i..j, links, ends_sentence) else {
+                    continue;
+                };
                 let span = &words[i..j];
-                if span[0].stop || span[span.len() - 1].stop {
-                    continue;
-                }
-                if i == 0 && j == words.len() && (words.len() > 3 || ends_sentence) {
-                    continue;
-                }
-                let range = span[0].range.start..span[span.len() - 1].range.end;
-                if links
-                    .iter()
-                    .any(|l| l.start < range.end && range.start < l.end)
-                {
-                    continue;
-                }
                 let mut score = 0.0;
                 for (k, p) in phrases.iter().enumerate() {
                     let mut taken = vec![false; p.words.len()];
