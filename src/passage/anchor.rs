@@ -108,6 +108,20 @@ fn allowed_span(
     (!touches_link).then_some(range)
 }
 
+/// Every phrase word with its phrase (by index), sorted: a block word finds its phrases by
+/// binary search, not by scanning every phrase (a destination can have dozens). Build it once
+/// per destination ([`choose_indexed`]) when many blocks are searched for the same phrases.
+pub fn phrase_index(phrases: &[Phrase]) -> Vec<(u64, usize)> {
+    let mut index: Vec<(u64, usize)> = phrases
+        .iter()
+        .enumerate()
+        .flat_map(|(k, p)| p.words.iter().map(move |&h| (h, k)))
+        .collect();
+    index.sort_unstable();
+    index.dedup();
+    index
+}
+
 /// The best anchor span of a block's `text` (its words are `words`, its existing links the
 /// byte ranges `links`), with its byte range in the text; `None` when no span shares a word
 /// with any phrase.
@@ -118,19 +132,22 @@ pub fn choose(
     phrases: &[Phrase],
     stats: &SiteStats,
 ) -> Option<(Range<usize>, String)> {
+    choose_indexed(text, links, words, phrases, &phrase_index(phrases), stats)
+}
+
+/// [`choose`] with the phrases' [`phrase_index`] already built.
+pub fn choose_indexed(
+    text: &str,
+    links: &[Range<usize>],
+    words: &[Word],
+    phrases: &[Phrase],
+    index: &[(u64, usize)],
+    stats: &SiteStats,
+) -> Option<(Range<usize>, String)> {
     let ends_sentence = text.trim_end().ends_with(['.', '!', '?', ':', ';']);
     // A span scores only through the words it shares with a phrase. Each word's phrases
     // (by index) are found once, so a span looks only at the phrases its words are in, and
     // the many spans that share no word with any phrase (score 0) are passed over at once.
-    // (word hash, phrase) for every phrase word, sorted: a block word finds its phrases by
-    // binary search, not by scanning every phrase (a destination can have dozens).
-    let mut index: Vec<(u64, usize)> = phrases
-        .iter()
-        .enumerate()
-        .flat_map(|(k, p)| p.words.iter().map(move |&h| (h, k)))
-        .collect();
-    index.sort_unstable();
-    index.dedup();
     // Each word's phrases: a range of `index` (empty for a stop word).
     let phrases_of: Vec<&[(u64, usize)]> = words
         .iter()

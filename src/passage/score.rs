@@ -52,6 +52,8 @@ pub struct Query {
     terms: Vec<(u64, f64)>,
     /// The score of an ideal place, to scale scores to 0–1.
     ideal: f64,
+    /// The phrases' words, for the anchor choice ([`anchor::phrase_index`]).
+    index: Vec<(u64, usize)>,
 }
 
 /// A suggested place for the link.
@@ -190,6 +192,7 @@ impl Query {
             .fold(0.0, f64::max);
         let ideal = terms.iter().map(|t| t.1).sum::<f64>() + PHRASE_BONUS * best_phrase;
         Query {
+            index: anchor::phrase_index(&phrases),
             phrases,
             terms,
             ideal,
@@ -344,7 +347,7 @@ impl Query {
         links: &[Range<usize>],
         stats: &SiteStats,
     ) -> Option<(Range<usize>, String)> {
-        anchor::choose(text, links, &words(text), &self.phrases, stats)
+        anchor::choose_indexed(text, links, &words(text), &self.phrases, &self.index, stats)
     }
 }
 
