@@ -282,9 +282,7 @@ fn baseline(
     }
     let (_, i) = best?;
     let query = Query::new(plain, stats);
-    let ws = words(&blocks[i].text);
     let links: Vec<_> = blocks[i].links.iter().map(|l| l.range.clone()).collect();
-    let anchor =
-        linkgap::passage::anchor::choose(&blocks[i].text, &links, &ws, query.phrases(), stats);
+    let anchor = query.anchor(&blocks[i].text, &links, stats);
     Some((i, anchor.map(|a| a.1)))
 }

@@ -196,18 +196,21 @@ impl Formats {
         }
     }
 
-    /// Every format, in a fixed order.
+    /// Every format, in a fixed order. The fields are named exhaustively, so a format added
+    /// to the struct and not here does not compile (it would be numbered by first use again).
     fn all(&self) -> impl Iterator<Item = &Format> {
-        [
-            &self.header,
-            &self.wrap,
-            &self.percent,
-            &self.decimal,
-            &self.url,
-            &self.bold,
-        ]
-        .into_iter()
-        .chain(self.statuses.iter().map(|(_, f)| f))
+        let Formats {
+            header,
+            wrap,
+            percent,
+            decimal,
+            url,
+            bold,
+            statuses,
+        } = self;
+        [header, wrap, percent, decimal, url, bold]
+            .into_iter()
+            .chain(statuses.iter().map(|(_, f)| f))
     }
 
     fn status(&self, s: LinkStatus) -> &Format {

@@ -110,7 +110,7 @@ fn allowed_span(
 
 /// Every phrase word with its phrase (by index), sorted: a block word finds its phrases by
 /// binary search, not by scanning every phrase (a destination can have dozens). Build it once
-/// per destination ([`choose_indexed`]) when many blocks are searched for the same phrases.
+/// per destination: many blocks are searched for the same phrases ([`choose`]).
 pub fn phrase_index(phrases: &[Phrase]) -> Vec<(u64, usize)> {
     let mut index: Vec<(u64, usize)> = phrases
         .iter()
@@ -123,20 +123,9 @@ pub fn phrase_index(phrases: &[Phrase]) -> Vec<(u64, usize)> {
 }
 
 /// The best anchor span of a block's `text` (its words are `words`, its existing links the
-/// byte ranges `links`), with its byte range in the text; `None` when no span shares a word
-/// with any phrase.
+/// byte ranges `links`) for `phrases`, whose [`phrase_index`] is `index`, with its byte range
+/// in the text; `None` when no span shares a word with any phrase.
 pub fn choose(
-    text: &str,
-    links: &[Range<usize>],
-    words: &[Word],
-    phrases: &[Phrase],
-    stats: &SiteStats,
-) -> Option<(Range<usize>, String)> {
-    choose_indexed(text, links, words, phrases, &phrase_index(phrases), stats)
-}
-
-/// [`choose`] with the phrases' [`phrase_index`] already built.
-pub fn choose_indexed(
     text: &str,
     links: &[Range<usize>],
     words: &[Word],
@@ -346,7 +335,8 @@ mod tests {
             } else {
                 Vec::new()
             };
-            let fast = choose(text, &links, &ws, &phrases, &stats).map(|(r, _)| r);
+            let index = phrase_index(&phrases);
+            let fast = choose(text, &links, &ws, &phrases, &index, &stats).map(|(r, _)| r);
             let slow = choose_from_scratch(text, &links, &ws, &phrases, &stats).map(|(_, r)| r);
             assert_eq!(fast, slow, "{text:?}");
             found += usize::from(fast.is_some());

@@ -199,11 +199,6 @@ impl Query {
         }
     }
 
-    /// The destination's phrases.
-    pub fn phrases(&self) -> &[Phrase] {
-        &self.phrases
-    }
-
     /// Each block's bonus for the destination phrase it contains as a word sequence (the
     /// best one's weight × rarity; 0 for none). Only blocks holding the phrase's rarest word
     /// on this page, found through the page's postings, are searched for it: a phrase word
@@ -267,13 +262,7 @@ impl Query {
             text: block.text.clone(),
             kind: block.kind,
             score,
-            anchor: anchor::choose(
-                &block.text,
-                &links,
-                &words(&block.text),
-                &self.phrases,
-                stats,
-            ),
+            anchor: self.anchor(&block.text, &links, stats),
         })
     }
 
@@ -347,7 +336,7 @@ impl Query {
         links: &[Range<usize>],
         stats: &SiteStats,
     ) -> Option<(Range<usize>, String)> {
-        anchor::choose_indexed(text, links, &words(text), &self.phrases, &self.index, stats)
+        anchor::choose(text, links, &words(text), &self.phrases, &self.index, stats)
     }
 }
 
