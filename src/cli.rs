@@ -9,7 +9,7 @@ use clap::parser::ValueSource;
 use clap::{ArgMatches, Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 
 use crate::eligibility::{self, GroupScope};
-use crate::{links, neighbors, rank};
+use crate::{links, neighbors, passage, rank};
 
 /// linkgap: find missing internal links from Screaming Frog exports.
 ///
@@ -147,6 +147,11 @@ pub struct RunArgs {
     /// Queue then suggests the passage and the words for each link. Optional.
     #[arg(long, value_name = "FILE")]
     pub page_text: Option<PathBuf>,
+
+    /// With --page-text: build the site's word and template statistics from a fixed sample
+    /// of this many pages when the site has more (0 = every page).
+    #[arg(long, default_value_t = passage::SAMPLE_PAGES, value_name = "PAGES")]
+    pub text_stats_pages: usize,
 
     /// Where to write the workbook (.xlsx).
     #[arg(long, short, value_name = "FILE")]
@@ -327,6 +332,7 @@ impl RunArgs {
             inlinks: None,
             internal: None,
             page_text: None,
+            text_stats_pages: passage::SAMPLE_PAGES,
             out,
             csv_dir: None,
             client: None,

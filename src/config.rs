@@ -313,6 +313,8 @@ pub struct RunConfig {
     pub index: Method,
     /// Queries sampled to measure the approximate index's recall.
     pub recall_sample: usize,
+    /// Pages the page text's statistics are built from at most; `None`: every page.
+    pub text_stats_pages: Option<usize>,
     /// How candidates are ranked and how many the Queue keeps.
     pub ranking: crate::rank::Options,
     /// Whether the run measures its ranking on hidden links.
@@ -601,6 +603,7 @@ impl RunConfig {
             cross_language: args.cross_language,
             index: method(args.index),
             recall_sample: args.recall_sample,
+            text_stats_pages: (args.text_stats_pages > 0).then_some(args.text_stats_pages),
             ranking: crate::rank::Options {
                 budget: match args.queue {
                     crate::cli::QueueChoice::All => crate::rank::Budget::UNLIMITED,

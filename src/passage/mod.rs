@@ -6,7 +6,7 @@
 //! knows no URL rules: the caller streams page text in (see `input::page_text`) and says which
 //! hrefs point at the destination.
 //!
-//! Use: build a [`StatsBuilder`] over every page ([`StatsBuilder::add_page`] with
+//! Use: build a [`StatsBuilder`] over every page (or a [`Sample`] of them) ([`StatsBuilder::add_page`] with
 //! [`split`]'s blocks, [`StatsBuilder::add_title`] with every title), `finish` it, then for
 //! each destination build a [`Query`] from its [`Target`] and call [`Query::suggest`] with the
 //! blocks of each candidate source.
@@ -19,4 +19,4 @@ pub mod text;
 
 pub use blocks::{Block, BlockKind, Link, split, split_html, split_plain};
 pub use score::{FLOOR, NoPlace, Prepared, Query, Suggestion, Target, resolve_href, suggest};
-pub use stats::{SiteStats, StatsBuilder, TemplateRules};
+pub use stats::{SAMPLE_PAGES, Sample, SiteStats, StatsBuilder, TemplateRules};

@@ -112,7 +112,7 @@ pub fn run(config: &RunConfig) -> Result<Outcome> {
     );
     found.put_back(&compared, neighbors, config.top_k);
     let (budgeted, passages) =
-        placed_and_budgeted(config, &crawl, candidates, progress, &mut report)?;
+        placed_and_budgeted(config, &crawl, &pages, candidates, progress, &mut report)?;
     // The ranking's three sentences, for both the Summary and the Run sheet.
     let budget_text = ranking::budget_text(&ranked, config.ranking.budget, &budgeted);
     let check_text = ranking::check_text(&ranked);
@@ -299,17 +299,23 @@ struct Sheets<'a> {
     checksum_paths: Vec<std::path::PathBuf>,
 }
 
-/// Write every sheet, in order.
 /// The pool's passages, the budget over them, then the anchors of the rows kept.
 fn placed_and_budgeted(
     config: &RunConfig,
     crawl: &Crawl,
+    pages: &std::collections::BTreeMap<u32, pages::Page>,
     mut candidates: Vec<review::Candidate>,
     progress: Progress,
     report: &mut Report,
 ) -> Result<(queue::Budgeted, passages::PassageReport)> {
-    let (mut passages, anchoring) =
-        passages::suggest(config, crawl, &mut candidates, progress, report)?;
+    let (mut passages, anchoring) = passages::suggest(
+        config,
+        crawl,
+        pages.len(),
+        &mut candidates,
+        progress,
+        report,
+    )?;
     let mut budgeted = queue::apply_budget(candidates, config.ranking.budget);
     if let Some(anchoring) = anchoring {
         anchoring.choose(&mut budgeted.kept);
@@ -318,6 +324,7 @@ fn placed_and_budgeted(
     Ok((budgeted, passages))
 }
 
+/// Write every sheet, in order.
 fn write_sheets(s: Sheets<'_>) -> Result<()> {
     let config = s.config;
     // One sheet at a time: each is built, streamed to the workbook (and its CSV) and dropped,

@@ -1,7 +1,7 @@
-//! The passage stage as the run needs it: once the Queue is decided, stream the page text
-//! (Custom Extraction), build the site's statistics from every page, keep the blocks of the
-//! Queue's source pages only, and suggest for each Queue row the block and the words of its
-//! source where the link fits ([`crate::passage`]).
+//! The passage stage as the run needs it: once the Queue's pool is decided, stream the page
+//! text (Custom Extraction), build the site's statistics from every page (a fixed sample of
+//! them on a large site), keep the blocks of the pool's source pages only, and suggest for
+//! each row the block and the words of its source where the link fits ([`crate::passage`]).
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -14,7 +14,7 @@ use crate::crawl::Crawl;
 use crate::input::Table;
 use crate::input::page_text;
 use crate::normalize::normalize;
-use crate::passage::{self, Block, Prepared, Query, StatsBuilder, Target, TemplateRules};
+use crate::passage::{self, Block, Prepared, Query, Sample, StatsBuilder, Target, TemplateRules};
 use crate::progress::Progress;
 use crate::report::Report;
 use crate::review::{Candidate, Placement, SuggestedPassage};
@@ -66,10 +66,12 @@ fn page_of(crawl: &Crawl, config: &RunConfig, written: &str) -> Option<u32> {
     crawl.urls.get(&n).map(|id| crawl.resolved[id as usize].0)
 }
 
-/// Read the page text and fill each candidate's [`Placement`].
+/// Read the page text and fill each candidate's [`Placement`]; `pages` is how many pages the
+/// run has (it sizes the statistics' sample).
 pub(super) fn suggest(
     config: &RunConfig,
     crawl: &Crawl,
+    pages: usize,
     candidates: &mut [Candidate],
     progress: Progress,
     report: &mut Report,
@@ -84,7 +86,9 @@ pub(super) fn suggest(
     };
     let table = Table::open(path)
         .with_context(|| format!("reading the page text export {}", path.display()))?;
-    // Pass 1: the site's statistics from every page; no page's blocks are kept.
+    // Pass 1: the site's statistics from every page, or from a fixed sample of a large
+    // site's pages (keyed by the page's URL); no page's blocks are kept.
+    let sample = Sample::new(config.text_stats_pages, pages);
     let mut builder = StatsBuilder::new();
     if let Some(internal) = &crawl.internal {
         for u in &internal.urls {
@@ -99,12 +103,15 @@ pub(super) fn suggest(
     let read = pipelined(
         |push| {
             page_text::read(&table, None, report, &mut |report, stats, page| {
-                if page_of(crawl, config, page.address).is_none() {
+                let Some(f) = page_of(crawl, config, page.address) else {
                     report.skip(stats, "not a page of the analysis");
                     return;
-                }
+                };
+                // Used either way: an unsampled page's text is read again to be scored.
                 report.stats(stats).used += 1;
-                push((page.text.to_string(), page.format), page.text.len());
+                if sample.keeps(crawl.urls.url(f)) {
+                    push((page.text.to_string(), page.format), page.text.len());
+                }
             })
             .with_context(|| format!("reading {}", table.name()))
         },
@@ -132,9 +139,17 @@ pub(super) fn suggest(
     // Pass 2: each source page's rows are scored as its text streams by, so only a batch of
     // pages is ever held, and each page is split into words once for all its rows.
     let (found, queries) = place_all(config, crawl, &table, candidates, &stats, progress)?;
+    let statistics = if sample.is_partial() {
+        format!(
+            "word and template statistics from a fixed sample of {} pages",
+            stats.pages
+        )
+    } else {
+        "word and template statistics from every page".to_string()
+    };
     let passages = PassageReport {
         source: format!(
-            "from {} (extractor \"{}\", {} pages with text, {} template blocks)",
+            "from {} (extractor \"{}\", {} pages with text, {statistics}, {} template blocks)",
             table.name(),
             read.extractor,
             read.pages,

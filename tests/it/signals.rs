@@ -500,3 +500,60 @@ fn page_text_in_the_embeddings_export_is_found_in_a_folder() {
         "embeddings and page text from one file: {run:?}"
     );
 }
+
+/// On a site larger than `--text-stats-pages`, the statistics come from a fixed sample of the
+/// pages: the Summary says so, every page-text row is still used (scored in the second
+/// pass), and the passages are still found.
+#[test]
+fn page_text_statistics_from_a_sample_of_a_large_site() {
+    let w = Workdir::new("text-stats-sample");
+    let spec = linkgap::synthetic::Spec {
+        pages: 300,
+        messy: false,
+        page_text: true,
+        ..linkgap::synthetic::Spec::default()
+    };
+    linkgap::synthetic::write_exports(&w.path("exports"), &spec).unwrap();
+    let run_sheet = |out: &str, extra: &[&str]| {
+        let mut args = vec!["run", "exports", "--out", out, "-q"];
+        args.extend_from_slice(extra);
+        let done = w.run(&args);
+        assert_eq!(done.status.code(), Some(0), "{}", stderr(&done));
+        let run: HashMap<String, String> = records(&w.path(out), "Run")
+            .into_iter()
+            .map(|r| (r["Key"].clone(), r["Value"].clone()))
+            .collect();
+        run
+    };
+    let every = run_sheet("every.xlsx", &[]);
+    let sampled = run_sheet("sampled.xlsx", &["--text-stats-pages", "60"]);
+    assert!(
+        every["Suggested passages"].contains("statistics from every page"),
+        "{every:?}"
+    );
+    let sentence = &sampled["Suggested passages"];
+    let n: usize = sentence
+        .split("from a fixed sample of ")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no sample size in {sentence:?}"));
+    // Binomial(300, 0.2): sd ~7; 30–95 is over four sd either side.
+    assert!((30..=95).contains(&n), "{sentence}");
+    let rows = |run: &HashMap<String, String>| {
+        run.iter()
+            .find(|(k, _)| k.starts_with("Rows: custom_extraction_all.csv"))
+            .map(|(_, v)| v.clone())
+            .expect("the page text's row accounting")
+    };
+    assert_eq!(rows(&every), rows(&sampled), "every row is used either way");
+    let placed = |run: &HashMap<String, String>| -> (usize, usize) {
+        let s = &run["Suggested passages"];
+        let mut words = s.split(' ');
+        let found = words.next().unwrap().parse().unwrap();
+        let of = words.nth(1).unwrap().parse().unwrap();
+        (found, of)
+    };
+    let (found, of) = placed(&sampled);
+    assert!(of > 0 && found * 10 >= of * 9, "{sentence}");
+}
