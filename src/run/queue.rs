@@ -153,13 +153,18 @@ pub(super) struct Budgeted {
 /// lists the pair).
 pub(super) fn apply_budget(mut pool: Vec<Candidate>, budget: crate::rank::Budget) -> Budgeted {
     // The pool runs to millions with page text. The order is total (a pair is there once),
-    // so sorting in parallel orders it the same.
-    let priorities: Vec<f64> = pool.par_iter().map(Candidate::priority).collect();
-    let mut order: Vec<usize> = (0..pool.len()).collect();
-    order.par_sort_unstable_by(|&a, &b| {
-        priorities[b]
-            .total_cmp(&priorities[a])
-            .then_with(|| pool[b].score.total_cmp(&pool[a].score))
+    // so sorting in parallel orders it the same. Priorities are rounded to a tenth, so most
+    // comparisons go on to the score: both are packed beside the row's index, and only rows
+    // equal in both are looked up in the pool (2 M rows: a comparison that reached into the
+    // pool for the score missed the cache).
+    let mut order: Vec<(f64, f32, usize)> = pool
+        .par_iter()
+        .enumerate()
+        .map(|(i, c)| (c.priority(), c.score, i))
+        .collect();
+    order.par_sort_unstable_by(|&(pa, sa, a), &(pb, sb, b)| {
+        pb.total_cmp(&pa)
+            .then_with(|| sb.total_cmp(&sa))
             .then_with(|| {
                 (&pool[a].destination, &pool[a].source)
                     .cmp(&(&pool[b].destination, &pool[b].source))
@@ -167,30 +172,35 @@ pub(super) fn apply_budget(mut pool: Vec<Candidate>, budget: crate::rank::Budget
     });
     let cap_d = budget.per_destination.unwrap_or(usize::MAX);
     let cap_s = budget.per_source.unwrap_or(usize::MAX);
-    // Counted by page id: a page's id and URL are one to one, and an id hashes in a step.
-    let mut to: HashMap<u32, usize> = HashMap::new();
-    let mut from: HashMap<u32, usize> = HashMap::new();
+    // Counted by page id, in a table as long as the largest id: a page's id and URL are one
+    // to one, and the ids are dense (the URL table's), so the table is at most a few MB.
+    let pages = pool
+        .iter()
+        .map(|c| c.pages.0.max(c.pages.1) as usize + 1)
+        .max()
+        .unwrap_or(0);
+    let mut to = vec![0usize; pages];
+    let mut from = vec![0usize; pages];
     let mut keep = vec![false; pool.len()];
     let budgeted = budget.per_destination.is_some() || budget.per_source.is_some();
     let (mut cut_by_destination, mut cut_by_source, mut cut_no_place) = (0, 0, 0);
-    for i in order {
+    for (_, _, i) in order {
         let c = &pool[i];
         if budgeted && matches!(c.placement, Placement::NoPlace(_)) {
             cut_no_place += 1;
             continue;
         }
-        let d = to.entry(c.pages.1).or_default();
-        if *d >= cap_d {
+        let (s, d) = (c.pages.0 as usize, c.pages.1 as usize);
+        if to[d] >= cap_d {
             cut_by_destination += 1;
             continue;
         }
-        let s = from.entry(c.pages.0).or_default();
-        if *s >= cap_s {
+        if from[s] >= cap_s {
             cut_by_source += 1;
             continue;
         }
-        *d += 1;
-        *s += 1;
+        to[d] += 1;
+        from[s] += 1;
         keep[i] = true;
     }
     // The rows cut (three quarters of a pool with page text) let go of their passages on
@@ -307,4 +317,60 @@ pub(super) fn carry_forward(
         history,
         added_columns,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pair(s: u32, d: u32, score: f32, placement: Placement) -> Candidate {
+        Candidate {
+            pages: (s, d),
+            source: format!("https://e.com/{s}").into(),
+            destination: format!("https://e.com/{d}").into(),
+            similarity: 0.8,
+            rank: 1,
+            evidence: crate::rank::Evidence(crate::rank::Features {
+                similarity: 0.8,
+                links_back: false,
+                via_pages: 0,
+                like_pages: 0,
+            }),
+            score,
+            existing: Existing::Nothing,
+            destination_inlinks: 0,
+            importance: 1.0,
+            placement,
+            source_fingerprint: "s".into(),
+            destination_fingerprint: "d".into(),
+            destination_signals: None,
+        }
+    }
+
+    #[test]
+    fn the_budget_keeps_the_best_rows_each_cap_allows() {
+        let budget = crate::rank::Budget {
+            per_destination: Some(2),
+            per_source: Some(2),
+        };
+        // Destination 9 has four candidates; source 1 proposes to three destinations. Two
+        // pairs tie on priority and score: the order between them comes from their URLs.
+        let pool = vec![
+            pair(1, 9, 0.9, Placement::NotLooked),
+            pair(2, 9, 0.8, Placement::NotLooked),
+            pair(3, 9, 0.7, Placement::NotLooked),
+            pair(4, 9, 0.6, Placement::NotLooked),
+            pair(1, 7, 0.5, Placement::NotLooked),
+            pair(1, 8, 0.5, Placement::NotLooked),
+            pair(5, 6, 2.0, Placement::NoPlace("no natural place".into())),
+        ];
+        let b = apply_budget(pool, budget);
+        let kept: Vec<(u32, u32)> = b.kept.iter().map(|c| c.pages).collect();
+        // (1, 7) wins the tie with (1, 8) by its URL and takes source 1's second place.
+        assert_eq!(kept, [(1, 9), (2, 9), (1, 7)]);
+        assert_eq!(
+            (b.cut_by_destination, b.cut_by_source, b.cut_no_place),
+            (2, 1, 1)
+        );
+    }
 }
