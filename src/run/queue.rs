@@ -224,7 +224,8 @@ pub(super) fn apply_budget(mut pool: Vec<Candidate>, budget: crate::rank::Budget
 }
 
 /// Each compared page's fingerprint (its vector and title), to tell a reviewer's decision
-/// apart from a page that changed since.
+/// apart from a page that changed since. On both cores: the hash is a byte-serial chain over
+/// every vector (1.2 s on one core at 100,000 × 1,536).
 pub(super) fn fingerprints(
     order: &[u32],
     matrix: &[f32],
@@ -232,7 +233,7 @@ pub(super) fn fingerprints(
     crawl: &Crawl,
 ) -> HashMap<u32, Arc<str>> {
     order
-        .iter()
+        .par_iter()
         .enumerate()
         .map(|(r, &f)| {
             let title = crawl
