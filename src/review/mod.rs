@@ -884,6 +884,34 @@ pub fn carry_counts(rows: &[QueueRow], history: &[HistoryRow]) -> BTreeMap<&'sta
 }
 
 #[cfg(test)]
+impl Candidate {
+    /// A plain candidate for tests: pages 0 → 1, similarity and score 0.8, no passage.
+    pub(crate) fn example(source: &str, destination: &str) -> Candidate {
+        Candidate {
+            pages: (0, 1),
+            source: source.into(),
+            destination: destination.into(),
+            similarity: 0.8,
+            rank: 1,
+            evidence: crate::rank::Evidence(crate::rank::Features {
+                similarity: 0.8,
+                links_back: false,
+                via_pages: 0,
+                like_pages: 0,
+            }),
+            score: 0.8,
+            existing: Existing::Nothing,
+            destination_inlinks: 0,
+            importance: 1.0,
+            placement: Placement::NotLooked,
+            source_fingerprint: "s".into(),
+            destination_fingerprint: "d".into(),
+            destination_signals: None,
+        }
+    }
+}
+
+#[cfg(test)]
 mod tests {
     use super::*;
 
@@ -924,25 +952,8 @@ mod tests {
 
     fn cand(s: &str, d: &str, fp: &str) -> Candidate {
         Candidate {
-            pages: (0, 1),
-            source: s.into(),
-            destination: d.into(),
-            similarity: 0.8,
-            rank: 1,
-            evidence: crate::rank::Evidence(crate::rank::Features {
-                similarity: 0.8,
-                links_back: false,
-                via_pages: 0,
-                like_pages: 0,
-            }),
-            score: 0.8,
-            existing: Existing::Nothing,
-            destination_inlinks: 0,
-            importance: 1.0,
-            placement: Placement::NotLooked,
             source_fingerprint: fp.into(),
-            destination_fingerprint: "d".into(),
-            destination_signals: None,
+            ..Candidate::example(s, d)
         }
     }
 

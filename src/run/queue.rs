@@ -327,24 +327,9 @@ mod tests {
     fn pair(s: u32, d: u32, score: f32, placement: Placement) -> Candidate {
         Candidate {
             pages: (s, d),
-            source: format!("https://e.com/{s}").into(),
-            destination: format!("https://e.com/{d}").into(),
-            similarity: 0.8,
-            rank: 1,
-            evidence: crate::rank::Evidence(crate::rank::Features {
-                similarity: 0.8,
-                links_back: false,
-                via_pages: 0,
-                like_pages: 0,
-            }),
             score,
-            existing: Existing::Nothing,
-            destination_inlinks: 0,
-            importance: 1.0,
             placement,
-            source_fingerprint: "s".into(),
-            destination_fingerprint: "d".into(),
-            destination_signals: None,
+            ..Candidate::example(&format!("https://e.com/{s}"), &format!("https://e.com/{d}"))
         }
     }
 
