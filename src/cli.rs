@@ -149,7 +149,7 @@ pub struct RunArgs {
     pub page_text: Option<PathBuf>,
 
     /// With --page-text: build the site's word and template statistics from a fixed sample
-    /// of this many pages when the site has more (0 = every page).
+    /// of about this many pages when the site has more (0 = every page).
     #[arg(long, default_value_t = passage::SAMPLE_PAGES, value_name = "PAGES")]
     pub text_stats_pages: usize,
 

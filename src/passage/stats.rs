@@ -66,24 +66,41 @@ pub const SAMPLE_PAGES: usize = 20_000;
 /// Which pages the statistics are built from: all of them, or a fixed share chosen by a hash
 /// of the page's URL, so the same site gives the same sample on every run and every machine,
 /// and a sample is spread over the site rather than taken from the top of the crawl order.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Sample {
     /// A page is kept when its key hash is below this; `None` keeps every page.
     below: Option<u64>,
+    /// The share of pages kept (1 for every page).
+    share: f64,
 }
 
 impl Sample {
-    /// About `max_pages` of a site's `pages` (every page when `max_pages` is `None` or at
+    /// About `max_pages` of a site's `pages` (every page when `max_pages` is `None`, 0 or at
     /// least `pages`).
     pub fn new(max_pages: Option<usize>, pages: usize) -> Self {
-        let below = match max_pages {
-            Some(max) if max < pages => {
+        match max_pages {
+            Some(max) if max > 0 && max < pages => {
+                let share = max as f64 / pages as f64;
                 // The share of the 64-bit hash space, rounded down (exact enough: 2^-53).
-                Some(((max as f64 / pages as f64) * 2f64.powi(64)) as u64)
+                Sample {
+                    below: Some((share * 2f64.powi(64)) as u64),
+                    share,
+                }
             }
-            _ => None,
-        };
-        Sample { below }
+            _ => Sample {
+                below: None,
+                share: 1.0,
+            },
+        }
+    }
+
+    /// `rules` for the sample's pages: a block on `min_pages` of the site's pages is on
+    /// about `min_pages × share` of the sample's (the share of pages scales by itself).
+    pub fn template_rules(&self, rules: TemplateRules) -> TemplateRules {
+        TemplateRules {
+            share: rules.share,
+            min_pages: ((f64::from(rules.min_pages) * self.share).ceil() as u32).max(1),
+        }
     }
 
     /// Whether the page named by `key` (its URL) is in the sample.
@@ -328,6 +345,11 @@ mod tests {
         assert!(!all.is_partial());
         assert!(urls.iter().all(|u| all.keeps(u)));
         assert!(!Sample::new(Some(100_000), urls.len()).is_partial());
+        assert!(
+            !Sample::new(Some(0), urls.len()).is_partial(),
+            "0 is every page"
+        );
+        assert!(!Sample::new(Some(10), 0).is_partial());
         let sample = Sample::new(Some(20_000), urls.len());
         assert!(sample.is_partial());
         let kept: Vec<&String> = urls.iter().filter(|u| sample.keeps(u)).collect();
@@ -340,6 +362,24 @@ mod tests {
         }
         let again = Sample::new(Some(20_000), urls.len());
         assert!(urls.iter().all(|u| sample.keeps(u) == again.keeps(u)));
+        // The template floor's page count scales with the sample; its share needs not.
+        let rules = TemplateRules {
+            share: 0.2,
+            min_pages: 5,
+        };
+        assert_eq!(
+            sample.template_rules(rules),
+            TemplateRules {
+                share: 0.2,
+                min_pages: 1
+            }
+        );
+        let rules = TemplateRules {
+            share: 0.0,
+            min_pages: 50,
+        };
+        assert_eq!(sample.template_rules(rules).min_pages, 10);
+        assert_eq!(all.template_rules(rules), rules);
     }
 
     #[test]

@@ -308,10 +308,13 @@ fn placed_and_budgeted(
     progress: Progress,
     report: &mut Report,
 ) -> Result<(queue::Budgeted, passages::PassageReport)> {
+    // The sample is sized by the pages with a vector: Internal: All also lists images,
+    // scripts and PDFs, which have no text.
+    let with_vectors = pages.values().filter(|p| p.vector.is_some()).count();
     let (mut passages, anchoring) = passages::suggest(
         config,
         crawl,
-        pages.len(),
+        with_vectors,
         &mut candidates,
         progress,
         report,

@@ -66,8 +66,8 @@ fn page_of(crawl: &Crawl, config: &RunConfig, written: &str) -> Option<u32> {
     crawl.urls.get(&n).map(|id| crawl.resolved[id as usize].0)
 }
 
-/// Read the page text and fill each candidate's [`Placement`]; `pages` is how many pages the
-/// run has (it sizes the statistics' sample).
+/// Read the page text and fill each candidate's [`Placement`]; `pages` is how many pages
+/// have a vector (the HTML pages, the ones with text: it sizes the statistics' sample).
 pub(super) fn suggest(
     config: &RunConfig,
     crawl: &Crawl,
@@ -132,10 +132,10 @@ pub(super) fn suggest(
         },
     )?;
     report.set_ticker(None);
-    let stats = builder.finish(&TemplateRules {
+    let stats = builder.finish(&sample.template_rules(TemplateRules {
         share: config.link_rules.template_share,
         min_pages: config.link_rules.template_min_pages,
-    });
+    }));
     // Pass 2: each source page's rows are scored as its text streams by, so only a batch of
     // pages is ever held, and each page is split into words once for all its rows.
     let (found, queries) = place_all(config, crawl, &table, candidates, &stats, progress)?;

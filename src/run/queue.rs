@@ -173,14 +173,15 @@ pub(super) fn apply_budget(mut pool: Vec<Candidate>, budget: crate::rank::Budget
     let cap_d = budget.per_destination.unwrap_or(usize::MAX);
     let cap_s = budget.per_source.unwrap_or(usize::MAX);
     // Counted by page id, in a table as long as the largest id: a page's id and URL are one
-    // to one, and the ids are dense (the URL table's), so the table is at most a few MB.
+    // to one, and the ids are the URL table's (dense), so a table is 4 bytes per URL the
+    // crawl names, beside the URL table itself.
     let pages = pool
         .iter()
         .map(|c| c.pages.0.max(c.pages.1) as usize + 1)
         .max()
         .unwrap_or(0);
-    let mut to = vec![0usize; pages];
-    let mut from = vec![0usize; pages];
+    let mut to = vec![0u32; pages];
+    let mut from = vec![0u32; pages];
     let mut keep = vec![false; pool.len()];
     let budgeted = budget.per_destination.is_some() || budget.per_source.is_some();
     let (mut cut_by_destination, mut cut_by_source, mut cut_no_place) = (0, 0, 0);
@@ -191,11 +192,11 @@ pub(super) fn apply_budget(mut pool: Vec<Candidate>, budget: crate::rank::Budget
             continue;
         }
         let (s, d) = (c.pages.0 as usize, c.pages.1 as usize);
-        if to[d] >= cap_d {
+        if to[d] as usize >= cap_d {
             cut_by_destination += 1;
             continue;
         }
-        if from[s] >= cap_s {
+        if from[s] as usize >= cap_s {
             cut_by_source += 1;
             continue;
         }
@@ -341,7 +342,16 @@ mod tests {
         };
         // Destination 9 has four candidates; source 1 proposes to three destinations. Two
         // pairs tie on priority and score: the order between them comes from their URLs.
+        // Destination 5's three pairs tie on priority (rounded to a tenth) and differ in
+        // score: the two best scores are kept, though the URLs would keep sources 6 and 7.
+        // Compared bit for bit: a tie is exact equality.
+        let priority = |score| pair(0, 0, score, Placement::NotLooked).priority().to_bits();
+        assert_eq!(priority(0.4990), priority(0.4995));
+        assert_eq!(priority(0.4990), priority(0.4993));
         let pool = vec![
+            pair(6, 5, 0.4990, Placement::NotLooked),
+            pair(8, 5, 0.4993, Placement::NotLooked),
+            pair(7, 5, 0.4995, Placement::NotLooked),
             pair(1, 9, 0.9, Placement::NotLooked),
             pair(2, 9, 0.8, Placement::NotLooked),
             pair(3, 9, 0.7, Placement::NotLooked),
@@ -351,12 +361,13 @@ mod tests {
             pair(5, 6, 2.0, Placement::NoPlace("no natural place".into())),
         ];
         let b = apply_budget(pool, budget);
+        // Kept rows come back in the pool's order (the Queue is sorted when it is carried).
         let kept: Vec<(u32, u32)> = b.kept.iter().map(|c| c.pages).collect();
         // (1, 7) wins the tie with (1, 8) by its URL and takes source 1's second place.
-        assert_eq!(kept, [(1, 9), (2, 9), (1, 7)]);
+        assert_eq!(kept, [(8, 5), (7, 5), (1, 9), (2, 9), (1, 7)]);
         assert_eq!(
             (b.cut_by_destination, b.cut_by_source, b.cut_no_place),
-            (2, 1, 1)
+            (3, 1, 1)
         );
     }
 }

@@ -556,4 +556,11 @@ fn page_text_statistics_from_a_sample_of_a_large_site() {
     };
     let (found, of) = placed(&sampled);
     assert!(of > 0 && found * 10 >= of * 9, "{sentence}");
+    // The sample's statistics place about as many rows as every page's.
+    let (all_found, all_of) = placed(&every);
+    assert!(
+        found.abs_diff(all_found) * 20 <= all_of && of.abs_diff(all_of) * 20 <= all_of,
+        "{sentence} / {}",
+        every["Suggested passages"]
+    );
 }
