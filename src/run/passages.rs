@@ -19,6 +19,12 @@ use crate::progress::Progress;
 use crate::report::Report;
 use crate::review::{Candidate, Placement, SuggestedPassage};
 
+/// Maps and sets keyed by page id, probed once or more for each of the pool's millions of
+/// rows: foldhash (already in the tree, as in the links module), not the standard
+/// library's default hasher.
+type PageMap<V> = HashMap<u32, V, foldhash::fast::RandomState>;
+type PageSet = HashSet<u32, foldhash::fast::RandomState>;
+
 /// What the passage stage did, for the Summary and Run sheets.
 pub(super) struct PassageReport {
     /// The page text file and extractor, or why there was none.
@@ -165,7 +171,7 @@ pub(super) fn suggest(
 /// query and the site's statistics. The anchor does not count in the priority, so it is
 /// chosen only for the rows the budget keeps (a quarter of the pool, or less).
 pub(super) struct Anchoring {
-    queries: HashMap<u32, Query>,
+    queries: PageMap<Query>,
     stats: passage::SiteStats,
 }
 
@@ -248,17 +254,17 @@ fn place_all(
     candidates: &mut [Candidate],
     stats: &passage::SiteStats,
     progress: Progress,
-) -> Result<(usize, HashMap<u32, Query>)> {
+) -> Result<(usize, PageMap<Query>)> {
     // One query per destination, shared by its rows (built on both cores: a destination's
     // title and anchors are split into phrases); each source page's rows by index.
-    let mut rows_of: HashMap<u32, Vec<(usize, u32)>> = HashMap::new();
-    let mut destinations: HashSet<u32> = HashSet::new();
+    let mut rows_of: PageMap<Vec<(usize, u32)>> = PageMap::default();
+    let mut destinations: PageSet = PageSet::default();
     for (i, c) in candidates.iter().enumerate() {
         let (s, d) = c.pages;
         destinations.insert(d);
         rows_of.entry(s).or_default().push((i, d));
     }
-    let queries: HashMap<u32, Query> = destinations
+    let queries: PageMap<Query> = destinations
         .into_par_iter()
         .map(|d| (d, Query::new(&target(crawl, d), stats)))
         .collect();
@@ -268,7 +274,7 @@ fn place_all(
     // A second read of the same file: its rows were accounted for in pass 1.
     let mut scratch = Report::new();
     scratch.set_ticker(Some(progress.rows("Suggesting passages")));
-    let mut done: HashSet<u32> = HashSet::new();
+    let mut done: PageSet = PageSet::default();
     pipelined(
         |push| {
             page_text::read(table, None, &mut scratch, &mut |_, _, page| {
@@ -331,7 +337,7 @@ type Shared = (Arc<str>, Arc<[std::ops::Range<usize>]>);
 fn place_page(
     config: &RunConfig,
     crawl: &Crawl,
-    queries: &HashMap<u32, Query>,
+    queries: &PageMap<Query>,
     stats: &passage::SiteStats,
     address: &str,
     blocks: &[Block],
