@@ -3,6 +3,7 @@
 use std::fs::File;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
+use std::sync::mpsc::Receiver;
 use std::thread::JoinHandle;
 
 use anyhow::{Context, Result};
@@ -75,11 +76,16 @@ impl Tables {
     }
 }
 
-/// Start checksumming `paths` on a thread of their own. The run starts it when it writes the
-/// workbook, a stage with a core to spare: hashing gigabytes beside the parsing of the
-/// embeddings took a fifth of that stage's samples.
-pub(super) fn checksum(paths: Vec<PathBuf>) -> JoinHandle<Digests> {
+/// Checksum `paths` on a thread of their own, once `start` says go (or its senders are all
+/// gone). The run starts it in the workbook stage when the first of its two large sheets is
+/// filled, so hashing gigabytes takes the core that sheet frees: hashing beside the parsing
+/// of the embeddings took a fifth of that stage's samples, and beside the two sheets' fills
+/// it slowed both.
+pub(super) fn checksum(paths: Vec<PathBuf>, start: Receiver<()>) -> JoinHandle<Digests> {
     std::thread::spawn(move || {
+        // Err: every sender was dropped, e.g. a sheet failed; hash anyway, the run may still
+        // want the Run sheet.
+        let _ = start.recv();
         paths
             .iter()
             .map(|p| (p.clone(), file_digest(p)))

@@ -333,7 +333,17 @@ fn write_sheets(s: Sheets<'_>) -> Result<()> {
     // One sheet at a time: each is built, streamed to the workbook (and its CSV) and dropped,
     // so the largest sheet, not all of them, sets the memory high-water mark.
     let writing = || format!("writing the workbook {}", config.out.display());
-    let checksums = inputs::checksum(s.checksum_paths);
+    // The checksums start when the first of the two large sheets below is filled: until
+    // then both cores fill sheets.
+    let (filled, start) = std::sync::mpsc::channel();
+    let checksums = inputs::checksum(s.checksum_paths, start);
+    let go = filled.clone();
+    let then_start = move |go: std::sync::mpsc::Sender<()>| {
+        std::iter::from_fn(move || {
+            let _ = go.send(());
+            None
+        })
+    };
     let mut writer = WorkbookWriter::new(&config.out, config.csv_dir.as_deref())
         .with_context(|| format!("preparing {}", config.out.display()))?;
     writer.set_progress(s.progress.rows("Writing the workbook"));
@@ -347,14 +357,15 @@ fn write_sheets(s: Sheets<'_>) -> Result<()> {
             (
                 &sheets::opportunities::header(s.analysis),
                 s.compared.targets.len(),
-                sheets::opportunities::rows(s.analysis, s.body),
+                sheets::opportunities::rows(s.analysis, s.body).chain(then_start(go)),
             ),
             (
                 &review::queue_header_with(&s.queue_columns, s.added_columns),
                 queue_len,
                 s.queue_rows
                     .into_iter()
-                    .map(|r| review::queue_row(&config.client, r, s.added_columns)),
+                    .map(|r| review::queue_row(&config.client, r, s.added_columns))
+                    .chain(then_start(filled)),
             ),
         )
         .with_context(writing)?;
