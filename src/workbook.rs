@@ -492,7 +492,7 @@ fn fill(
         while written < MAX_DATA_ROWS as u32 {
             let Some(row) = rows.next() else { break };
             written += 1;
-            write_row(ws, sheet, written, &row, formats, &mut links)?;
+            write_row(ws, written, &row, formats, &mut links)?;
             if let Some(bar) = progress {
                 bar.inc(1);
             }
@@ -561,6 +561,12 @@ pub fn write_xlsx(path: &Path, sheets: Vec<Sheet>) -> Result<(), XlsxError> {
 fn write_header(ws: &mut Worksheet, sheet: &Sheet, f: &Formats) -> Result<(), XlsxError> {
     for (c, col) in sheet.columns.iter().enumerate() {
         ws.set_column_width(c as u16, col.width)?;
+        // A wrapped column's text cells are written without a format and take the column's:
+        // rust_xlsxwriter hashes a cell's whole Format to find its style, which was a fifth
+        // of filling a large Queue.
+        if col.wrap {
+            ws.set_column_format(c as u16, &f.wrap)?;
+        }
         ws.write_string_with_format(0, c as u16, &col.name, &f.header)?;
     }
     Ok(())
@@ -568,7 +574,6 @@ fn write_header(ws: &mut Worksheet, sheet: &Sheet, f: &Formats) -> Result<(), Xl
 
 fn write_row(
     ws: &mut Worksheet,
-    sheet: &Sheet,
     r: u32,
     row: &[Cell],
     f: &Formats,
@@ -576,16 +581,11 @@ fn write_row(
 ) -> Result<(), XlsxError> {
     for (c, cell) in row.iter().enumerate() {
         let c = c as u16;
-        let wrap = sheet.columns.get(c as usize).is_some_and(|col| col.wrap);
         match cell {
             Cell::Empty => {}
             Cell::Text(s) => {
-                let s = cut(s, MAX_CELL_CHARS);
-                if wrap {
-                    ws.write_string_with_format(r, c, s.as_ref(), &f.wrap)?
-                } else {
-                    ws.write_string(r, c, s.as_ref())?
-                };
+                // A wrapped column's format (write_header) applies.
+                ws.write_string(r, c, cut(s, MAX_CELL_CHARS).as_ref())?;
             }
             Cell::Url(u) => {
                 let linked = *links < MAX_LINKS_PER_SHEET
@@ -610,31 +610,30 @@ fn write_row(
             Cell::Status(s) => {
                 ws.write_string_with_format(r, c, s.label(), f.status(*s))?;
             }
-            Cell::Marked(s, span) => write_marked(ws, (r, c), s, span.clone(), f, wrap)?,
+            Cell::Marked(s, span) => write_marked(ws, (r, c), s, span.clone(), f)?,
         }
     }
     Ok(())
 }
 
 /// A text with its span in bold, as a rich string; plain text when the span is empty, out of
-/// range or the text had to be cut.
+/// range or the text had to be cut. Written without a cell format: a wrapped column's
+/// applies ([`write_header`]).
 fn write_marked(
     ws: &mut Worksheet,
     (r, c): (u32, u16),
     s: &str,
     span: std::ops::Range<usize>,
     f: &Formats,
-    wrap: bool,
 ) -> Result<(), XlsxError> {
     let plain = Format::new();
-    let cell = if wrap { &f.wrap } else { &plain };
     let usable = !span.is_empty()
         && span.end <= s.len()
         && s.is_char_boundary(span.start)
         && s.is_char_boundary(span.end)
         && s.chars().count() <= MAX_CELL_CHARS;
     if !usable {
-        ws.write_string_with_format(r, c, cut(s, MAX_CELL_CHARS).as_ref(), cell)?;
+        ws.write_string(r, c, cut(s, MAX_CELL_CHARS).as_ref())?;
         return Ok(());
     }
     let parts: Vec<(&Format, &str)> = [
@@ -645,7 +644,7 @@ fn write_marked(
     .into_iter()
     .filter(|(_, t)| !t.is_empty())
     .collect();
-    ws.write_rich_string_with_format(r, c, &parts, cell)?;
+    ws.write_rich_string(r, c, &parts)?;
     Ok(())
 }
 
@@ -785,6 +784,75 @@ mod tests {
         assert_eq!(
             styles("a.xlsx", url(), Cell::Percent(0.5)),
             styles("b.xlsx", Cell::Percent(0.5), url())
+        );
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_wrapped_columns_cells_wrap_without_a_format_of_their_own() {
+        // Text and marked passages are written without a cell format in a wrapped column
+        // (the column's applies); the cells must still carry the wrap style, in a small sheet
+        // and in a streamed (constant-memory) one, and a plain column's text must not.
+        let dir = std::env::temp_dir().join(format!("linkgap-wrap-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("w.xlsx");
+        let mut w = WorkbookWriter::new(&path, None).unwrap();
+        for (name, rows) in [("Small", 3), ("Large", 1_500)] {
+            let mut s = Sheet::new(
+                name,
+                vec![Column::new("Plain", 8.0), Column::wrapped("Wrapped", 40.0)],
+            );
+            for i in 0..rows {
+                let wrapped = if i % 2 == 0 {
+                    Cell::text(format!("long text {i}"))
+                } else {
+                    Cell::Marked(format!("a passage {i}"), 2..9)
+                };
+                s.rows.push(vec![Cell::text(format!("p{i}")), wrapped]);
+            }
+            w.add(s).unwrap();
+        }
+        w.finish().unwrap();
+        let mut zip = zip::ZipArchive::new(File::open(&path).unwrap()).unwrap();
+        let styles = io::read_to_string(zip.by_name("xl/styles.xml").unwrap()).unwrap();
+        let xfs = styles.split("<cellXfs").nth(1).unwrap();
+        let xfs: Vec<&str> = xfs
+            .split("</cellXfs>")
+            .next()
+            .unwrap()
+            .split("<xf ")
+            .skip(1)
+            .collect();
+        let wraps = |cell_xml: &str| {
+            cell_xml
+                .split(" s=\"")
+                .nth(1)
+                .and_then(|rest| rest.split('"').next())
+                .and_then(|n| n.parse::<usize>().ok())
+                .is_some_and(|n| xfs[n].contains("wrapText=\"1\""))
+        };
+        for (sheet, last) in [
+            ("xl/worksheets/sheet1.xml", 4),
+            ("xl/worksheets/sheet2.xml", 1_501),
+        ] {
+            let xml = io::read_to_string(zip.by_name(sheet).unwrap()).unwrap();
+            for row in [2, 3, last] {
+                let cell = |col: &str| {
+                    let start = xml.find(&format!("<c r=\"{col}{row}\"")).unwrap();
+                    xml[start..start + xml[start..].find('>').unwrap()].to_string()
+                };
+                assert!(wraps(&cell("B")), "{sheet} B{row}: {}", cell("B"));
+                assert!(!wraps(&cell("A")), "{sheet} A{row}: {}", cell("A"));
+            }
+            if sheet.ends_with("sheet2.xml") {
+                assert!(xml.contains("<b/>"), "{sheet}: the marked span is bold");
+            }
+        }
+        // The small sheet's strings are shared.
+        let shared = io::read_to_string(zip.by_name("xl/sharedStrings.xml").unwrap()).unwrap();
+        assert!(
+            shared.contains("<b/>"),
+            "the small sheet's marked span is bold"
         );
         fs::remove_dir_all(&dir).unwrap();
     }
