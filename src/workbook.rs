@@ -244,6 +244,8 @@ pub struct WorkbookWriter {
     csv_dir: Option<PathBuf>,
     /// Finished CSVs under their temporary names, published with the workbook.
     csvs: Vec<(PathBuf, PathBuf)>,
+    /// Data rows per worksheet: Excel's limit ([`MAX_DATA_ROWS`]); smaller in tests.
+    rows_per_sheet: usize,
 }
 
 /// Temporary files being written, removed if the process is interrupted.
@@ -319,7 +321,22 @@ impl WorkbookWriter {
             path: path.to_path_buf(),
             csv_dir: csv_dir.map(Path::to_path_buf),
             csvs: Vec::new(),
+            rows_per_sheet: MAX_DATA_ROWS,
         })
+    }
+
+    /// Split a sheet's rows into the parts its worksheets hold (one per Excel row limit;
+    /// always at least one, maybe empty), for [`add_rows_beside`](Self::add_rows_beside).
+    pub fn parts<T>(&self, mut rows: Vec<T>) -> Vec<Vec<T>> {
+        let mut parts = Vec::new();
+        // From the end, so each row moves once.
+        while rows.len() > self.rows_per_sheet {
+            let last = (rows.len() - 1) / self.rows_per_sheet * self.rows_per_sheet;
+            parts.push(rows.split_off(last));
+        }
+        parts.push(rows);
+        parts.reverse();
+        parts
     }
 
     /// Count written rows on `bar` (a spinner on stderr).
@@ -344,67 +361,130 @@ impl WorkbookWriter {
     ) -> Result<(), XlsxError> {
         let mut part = self.reserve(sheet, len)?;
         let worksheets = &mut self.workbook.worksheets_mut()[part.worksheets.clone()];
-        without_write_panics(|| {
-            fill(
-                worksheets,
-                sheet,
-                rows,
-                &self.formats,
-                self.progress.as_ref(),
-                &mut part.csv,
-            )
-        })?;
+        let to = Fill {
+            formats: &self.formats,
+            progress: self.progress.as_ref(),
+            rows_per_sheet: self.rows_per_sheet,
+        };
+        without_write_panics(|| to.fill(worksheets, sheet, rows, &mut part.csv))?;
         self.publish_later(part.csv)
     }
 
-    /// [`add_rows`](Self::add_rows) for two sheets at once, `second` on a thread of its own:
-    /// writing a large workbook is one core's work otherwise (each row's cells are formatted
-    /// and escaped into XML on the thread that writes it). The sheets keep their order.
+    /// [`add_rows`](Self::add_rows) for two sheets at once, on two threads: writing a large
+    /// workbook is one core's work otherwise (each row's cells are formatted and escaped into
+    /// XML on the thread that writes it). `second` comes as its [`parts`](Self::parts), one
+    /// row source per worksheet: this thread fills `first`, a second thread the parts of
+    /// `second`, and whichever is free takes the next part, so a Queue of millions of rows
+    /// (five worksheets at a million pages) is filled on both cores. `when_idle` runs once,
+    /// on the first thread left with nothing to fill, so the caller can give that core other
+    /// work. The sheets keep their order; the CSV of `second` is one file in row order.
     pub fn add_rows_beside<A, B>(
         &mut self,
         first: (&Sheet, usize, A),
-        second: (&Sheet, usize, B),
+        second: (&Sheet, usize, Vec<B>),
+        when_idle: impl FnOnce() + Send,
     ) -> Result<(), XlsxError>
     where
         A: Iterator<Item = Vec<Cell>>,
         B: Iterator<Item = Vec<Cell>> + Send,
     {
         let mut a = self.reserve(first.0, first.1)?;
-        let mut b = self.reserve(second.0, second.1)?;
-        let (formats, progress) = (&self.formats, self.progress.as_ref());
+        let parts = second.2.len().max(1);
+        let mut b = self.reserve_parts(second.0, second.1, parts)?;
+        // Parts after the first write their CSV rows to files of their own, appended to the
+        // sheet's CSV in order once every part is written.
+        let mut csvs: Vec<Option<CsvSheet>> = vec![b.csv.take()];
+        for k in 1..parts {
+            csvs.push(match &self.csv_dir {
+                Some(dir) => {
+                    Some(CsvSheet::continuation(dir, second.0, k).map_err(XlsxError::IoError)?)
+                }
+                None => None,
+            });
+        }
+        let to = Fill {
+            formats: &self.formats,
+            progress: self.progress.as_ref(),
+            rows_per_sheet: self.rows_per_sheet,
+        };
         let (head, tail) = self
             .workbook
             .worksheets_mut()
             .split_at_mut(b.worksheets.start);
         let ws_a = &mut head[a.worksheets.clone()];
-        let ws_b = &mut tail[..b.worksheets.len()];
-        let csv_b = &mut b.csv;
+        let sheet_b = second.0;
+        let mut jobs: Vec<(&mut Worksheet, Option<B>, &mut Option<CsvSheet>)> = tail[..parts]
+            .iter_mut()
+            .zip(
+                second
+                    .2
+                    .into_iter()
+                    .map(Some)
+                    .chain(std::iter::repeat_with(|| None)),
+            )
+            .zip(csvs.iter_mut())
+            .map(|((ws, rows), csv)| (ws, rows, csv))
+            .collect();
+        jobs.reverse();
+        let jobs = std::sync::Mutex::new(jobs);
+        let idle = std::sync::Mutex::new(Some(when_idle));
+        // Fill parts until none is left, then hand the core to `when_idle` (first time only).
+        let take_parts = || -> Result<(), XlsxError> {
+            loop {
+                let job = jobs.lock().map_or(None, |mut j| j.pop());
+                let Some((ws, rows, csv)) = job else {
+                    if let Some(f) = idle.lock().ok().and_then(|mut f| f.take()) {
+                        f();
+                    }
+                    return Ok(());
+                };
+                let rows = rows.into_iter().flatten();
+                without_write_panics(|| to.fill(std::slice::from_mut(ws), sheet_b, rows, csv))?;
+            }
+        };
         let (done_a, done_b) = std::thread::scope(|scope| {
-            let other = scope.spawn(move || {
-                without_write_panics(|| fill(ws_b, second.0, second.2, formats, progress, csv_b))
-            });
-            let mine = without_write_panics(|| {
-                fill(ws_a, first.0, first.2, formats, progress, &mut a.csv)
-            });
+            let other = scope.spawn(take_parts);
+            let mine = without_write_panics(|| to.fill(ws_a, first.0, first.2, &mut a.csv))
+                .and_then(|()| take_parts());
             let theirs = other
                 .join()
                 .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
             (mine, theirs)
         });
-        done_a?;
-        done_b?;
+        if let Err(e) = done_a.and(done_b) {
+            for csv in csvs.into_iter().chain([a.csv]).flatten() {
+                csv.discard();
+            }
+            return Err(e);
+        }
         self.publish_later(a.csv)?;
-        self.publish_later(b.csv)
+        let mut csvs = csvs.into_iter();
+        let mut whole = csvs.next().flatten();
+        for part in csvs.flatten() {
+            if let Some(sheet) = whole {
+                whole = Some(sheet.append(part).map_err(XlsxError::IoError)?);
+            }
+        }
+        self.publish_later(whole)
     }
 
     /// Add the worksheets a sheet of `len` rows needs (one per Excel row limit), with their
     /// headers, and open its CSV.
     fn reserve(&mut self, sheet: &Sheet, len: usize) -> Result<Reserved, XlsxError> {
+        self.reserve_parts(sheet, len, len.div_ceil(self.rows_per_sheet).max(1))
+    }
+
+    /// [`reserve`](Self::reserve) by the number of worksheets.
+    fn reserve_parts(
+        &mut self,
+        sheet: &Sheet,
+        len: usize,
+        parts: usize,
+    ) -> Result<Reserved, XlsxError> {
         let csv = match &self.csv_dir {
             Some(dir) => Some(CsvSheet::create(dir, sheet).map_err(XlsxError::IoError)?),
             None => None,
         };
-        let parts = len.div_ceil(MAX_DATA_ROWS).max(1);
         let first = self.workbook.worksheets_mut().len();
         for part in 0..parts {
             // Large sheets stream to a temporary file row by row; small ones keep Excel's
@@ -477,32 +557,41 @@ struct Reserved {
     csv: Option<CsvSheet>,
 }
 
-/// Stream `rows` into a sheet's worksheets, each up to Excel's row limit, and its CSV.
-fn fill(
-    worksheets: &mut [Worksheet],
-    sheet: &Sheet,
-    mut rows: impl Iterator<Item = Vec<Cell>>,
-    formats: &Formats,
-    progress: Option<&indicatif::ProgressBar>,
-    csv: &mut Option<CsvSheet>,
-) -> Result<(), XlsxError> {
-    for ws in worksheets {
-        let mut links = 0usize;
-        let mut written = 0u32;
-        while written < MAX_DATA_ROWS as u32 {
-            let Some(row) = rows.next() else { break };
-            written += 1;
-            write_row(ws, written, &row, formats, &mut links)?;
-            if let Some(bar) = progress {
-                bar.inc(1);
+/// What filling a worksheet needs besides the worksheet: shared by the threads that fill.
+#[derive(Clone, Copy)]
+struct Fill<'a> {
+    formats: &'a Formats,
+    progress: Option<&'a indicatif::ProgressBar>,
+    rows_per_sheet: usize,
+}
+
+impl Fill<'_> {
+    /// Stream `rows` into a sheet's worksheets, each up to the row limit, and its CSV.
+    fn fill(
+        self,
+        worksheets: &mut [Worksheet],
+        sheet: &Sheet,
+        mut rows: impl Iterator<Item = Vec<Cell>>,
+        csv: &mut Option<CsvSheet>,
+    ) -> Result<(), XlsxError> {
+        for ws in worksheets {
+            let mut links = 0usize;
+            let mut written = 0u32;
+            while (written as usize) < self.rows_per_sheet {
+                let Some(row) = rows.next() else { break };
+                written += 1;
+                write_row(ws, written, &row, self.formats, &mut links)?;
+                if let Some(bar) = self.progress {
+                    bar.inc(1);
+                }
+                if let Some(csv) = csv {
+                    csv.write(&row).map_err(XlsxError::IoError)?;
+                }
             }
-            if let Some(csv) = csv {
-                csv.write(&row).map_err(XlsxError::IoError)?;
-            }
+            write_footer(ws, sheet, written)?;
         }
-        write_footer(ws, sheet, written)?;
+        Ok(())
     }
-    Ok(())
 }
 
 /// How `rust_xlsxwriter`'s panic on a failed write starts: constant-memory worksheets write
@@ -701,6 +790,36 @@ impl CsvSheet {
         Ok(CsvSheet { writer, tmp, path })
     }
 
+    /// The rows of part `k` of a sheet (no header), to be [`append`](Self::append)ed.
+    fn continuation(dir: &Path, sheet: &Sheet, k: usize) -> io::Result<CsvSheet> {
+        let path = dir.join(format!("{}.csv", sheet.name));
+        let tmp = temp_path(&dir.join(format!("{}.part{k}.csv", sheet.name)));
+        track(&tmp);
+        let writer = csv::Writer::from_writer(BufWriter::new(File::create(&tmp)?));
+        Ok(CsvSheet { writer, tmp, path })
+    }
+
+    /// Remove the file: the workbook it belongs to failed.
+    fn discard(self) {
+        drop(self.writer);
+        let _ = fs::remove_file(&self.tmp);
+        untrack(&self.tmp);
+    }
+
+    /// Append a [`continuation`](Self::continuation)'s rows and remove its file.
+    fn append(self, part: CsvSheet) -> io::Result<CsvSheet> {
+        let (tmp, _) = part.finish()?;
+        let mut file = self.writer.into_inner().map_err(csv::IntoInnerError::into_error)?;
+        io::copy(&mut File::open(&tmp)?, &mut file)?;
+        fs::remove_file(&tmp)?;
+        untrack(&tmp);
+        Ok(CsvSheet {
+            writer: csv::Writer::from_writer(file),
+            tmp: self.tmp,
+            path: self.path,
+        })
+    }
+
     fn write(&mut self, row: &[Cell]) -> io::Result<()> {
         Ok(self.writer.write_record(row.iter().map(Cell::csv_text))?)
     }
@@ -736,31 +855,100 @@ mod tests {
         let (path, csvs) = (dir.join("w.xlsx"), dir.join("csv"));
         let sheet =
             |name: &str| Sheet::new(name, vec![Column::new("N", 8.0), Column::new("T", 8.0)]);
-        let rows = |tag: &'static str| {
-            (0..2_500).map(move |i| vec![Cell::Int(i), Cell::text(format!("{tag}{i}"))])
-        };
+        let row = |tag: &str, i: i64| vec![Cell::Int(i), Cell::text(format!("{tag}{i}"))];
+        // 1,000 rows to a worksheet: "A" fills two on this thread; "B"'s three parts go to
+        // whichever thread is free.
         let mut w = WorkbookWriter::new(&path, Some(&csvs)).unwrap();
+        w.rows_per_sheet = 1_000;
+        let b_parts = w.parts((0..2_500).collect::<Vec<i64>>());
+        assert_eq!(
+            b_parts.iter().map(Vec::len).collect::<Vec<_>>(),
+            [1_000, 1_000, 500]
+        );
+        let idle = std::sync::atomic::AtomicUsize::new(0);
         w.add(sheet("Before")).unwrap();
         w.add_rows_beside(
-            (&sheet("A"), 2_500, rows("a")),
-            (&sheet("B"), 2_500, rows("b")),
+            (&sheet("A"), 1_500, (0..1_500).map(|i| row("a", i))),
+            (
+                &sheet("B"),
+                2_500,
+                b_parts
+                    .into_iter()
+                    .map(|part| part.into_iter().map(move |i| row("b", i)))
+                    .collect(),
+            ),
+            || {
+                idle.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            },
         )
         .unwrap();
+        assert_eq!(idle.into_inner(), 1, "when_idle runs once");
         w.add(sheet("After")).unwrap();
         w.finish().unwrap();
         let mut book: Xlsx<_> = open_workbook(&path).unwrap();
-        assert_eq!(book.sheet_names(), ["Before", "A", "B", "After"]);
-        for tag in ["a", "b"] {
-            let range = book.worksheet_range(&tag.to_uppercase()).unwrap();
-            assert_eq!(range.height(), 2_501);
+        assert_eq!(
+            book.sheet_names(),
+            [
+                "Before", "A (1)", "A (2)", "B (1)", "B (2)", "B (3)", "After"
+            ]
+        );
+        for (name, height, last) in [
+            ("A (1)", 1_001, "a999"),
+            ("A (2)", 501, "a1499"),
+            ("B (1)", 1_001, "b999"),
+            ("B (2)", 1_001, "b1999"),
+            ("B (3)", 501, "b2499"),
+        ] {
+            let range = book.worksheet_range(name).unwrap();
+            assert_eq!(range.height(), height, "{name}");
             assert_eq!(
-                range.get_value((2_500, 1)),
-                Some(&Data::String(format!("{tag}2499")))
+                range.get_value((height as u32 - 1, 1)),
+                Some(&Data::String(last.into())),
+                "{name}"
             );
-            let csv = fs::read_to_string(csvs.join(format!("{}.csv", tag.to_uppercase()))).unwrap();
-            assert_eq!(csv.lines().count(), 2_501);
         }
+        // Each sheet's CSV is one file, its rows in order; no part file is left.
+        for (name, rows) in [("A", 1_500), ("B", 2_500)] {
+            let csv = fs::read_to_string(csvs.join(format!("{name}.csv"))).unwrap();
+            let lines: Vec<&str> = csv.lines().collect();
+            assert_eq!(lines.len(), rows + 1);
+            assert_eq!(lines[0], "N,T");
+            let tag = name.to_lowercase();
+            assert!(
+                lines[1..]
+                    .iter()
+                    .enumerate()
+                    .all(|(i, l)| *l == format!("{i},{tag}{i}"))
+            );
+        }
+        let mut left: Vec<String> = fs::read_dir(&csvs)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        left.sort();
+        assert_eq!(left, ["A.csv", "After.csv", "B.csv", "Before.csv"]);
         fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_sheet_splits_into_parts_at_the_row_limit() {
+        let dir = std::env::temp_dir();
+        let mut w = WorkbookWriter::new(&dir.join("linkgap-parts-unused.xlsx"), None).unwrap();
+        w.rows_per_sheet = 3;
+        let sizes = |w: &WorkbookWriter, n: usize| {
+            w.parts((0..n).collect::<Vec<_>>())
+                .iter()
+                .map(Vec::len)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(sizes(&w, 0), [0]);
+        assert_eq!(sizes(&w, 3), [3]);
+        assert_eq!(sizes(&w, 4), [3, 1]);
+        assert_eq!(sizes(&w, 9), [3, 3, 3]);
+        assert_eq!(
+            w.parts((0..7).collect::<Vec<_>>()).concat(),
+            (0..7).collect::<Vec<_>>()
+        );
     }
 
     #[test]

@@ -333,17 +333,9 @@ fn write_sheets(s: Sheets<'_>) -> Result<()> {
     // One sheet at a time: each is built, streamed to the workbook (and its CSV) and dropped,
     // so the largest sheet, not all of them, sets the memory high-water mark.
     let writing = || format!("writing the workbook {}", config.out.display());
-    // The checksums start when the first of the two large sheets below is filled: until
-    // then both cores fill sheets.
+    // The checksums start when a core has no more sheet to fill: until then both fill.
     let (filled, start) = std::sync::mpsc::channel();
     let checksums = inputs::checksum(s.checksum_paths, start);
-    let go = filled.clone();
-    let then_start = move |go: std::sync::mpsc::Sender<()>| {
-        std::iter::from_fn(move || {
-            let _ = go.send(());
-            None
-        })
-    };
     let mut writer = WorkbookWriter::new(&config.out, config.csv_dir.as_deref())
         .with_context(|| format!("preparing {}", config.out.display()))?;
     writer.set_progress(s.progress.rows("Writing the workbook"));
@@ -352,21 +344,28 @@ fn write_sheets(s: Sheets<'_>) -> Result<()> {
     // The two largest sheets, written side by side; the Queue can run to millions of rows,
     // each built as it is written.
     let queue_len = s.queue_rows.len();
+    let queue_parts = writer.parts(s.queue_rows);
     writer
         .add_rows_beside(
             (
                 &sheets::opportunities::header(s.analysis),
                 s.compared.targets.len(),
-                sheets::opportunities::rows(s.analysis, s.body).chain(then_start(go)),
+                sheets::opportunities::rows(s.analysis, s.body),
             ),
             (
                 &review::queue_header_with(&s.queue_columns, s.added_columns),
                 queue_len,
-                s.queue_rows
+                queue_parts
                     .into_iter()
-                    .map(|r| review::queue_row(&config.client, r, s.added_columns))
-                    .chain(then_start(filled)),
+                    .map(|part| {
+                        part.into_iter()
+                            .map(|r| review::queue_row(&config.client, r, s.added_columns))
+                    })
+                    .collect(),
             ),
+            move || {
+                let _ = filled.send(());
+            },
         )
         .with_context(writing)?;
     write(&mut writer, sheets::near_duplicates::sheet(s.analysis))?;
