@@ -27,8 +27,10 @@ type PageSet = HashSet<u32, foldhash::fast::RandomState>;
 
 /// What the passage stage did, for the Summary and Run sheets.
 pub(super) struct PassageReport {
-    /// The page text file and extractor, or why there was none.
+    /// The page text file and extractor ("from …"), or why there was none.
     pub(super) source: String,
+    /// Whether page text was read: only then are the Queue's passages counted.
+    pub(super) read: bool,
     /// Queue rows with a suggested passage.
     pub(super) found: usize,
     /// Queue rows looked at.
@@ -38,7 +40,7 @@ pub(super) struct PassageReport {
 impl PassageReport {
     /// Count the rows of the final Queue that have a passage.
     pub(super) fn count(&mut self, queue: &[Candidate]) {
-        if self.source.starts_with("from ") {
+        if self.read {
             self.rows = queue.len();
             self.found = queue
                 .iter()
@@ -49,7 +51,7 @@ impl PassageReport {
 
     /// One sentence.
     pub(super) fn describe(&self) -> String {
-        if self.rows == 0 && self.found == 0 && !self.source.starts_with("from ") {
+        if !self.read {
             return self.source.clone();
         }
         format!(
@@ -85,6 +87,7 @@ pub(super) fn suggest(
     let Some(path) = &config.inputs.page_text else {
         let none = PassageReport {
             source: "no page text given (--page-text, a Custom Extraction export of the main content): the Suggested Passage column is empty".into(),
+            read: false,
             found: 0,
             rows: 0,
         };
@@ -161,6 +164,7 @@ pub(super) fn suggest(
             read.pages,
             stats.template_blocks()
         ),
+        read: true,
         found,
         rows: candidates.len(),
     };
