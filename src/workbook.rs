@@ -809,7 +809,10 @@ impl CsvSheet {
     /// Append a [`continuation`](Self::continuation)'s rows and remove its file.
     fn append(self, part: CsvSheet) -> io::Result<CsvSheet> {
         let (tmp, _) = part.finish()?;
-        let mut file = self.writer.into_inner().map_err(csv::IntoInnerError::into_error)?;
+        let mut file = self
+            .writer
+            .into_inner()
+            .map_err(csv::IntoInnerError::into_error)?;
         io::copy(&mut File::open(&tmp)?, &mut file)?;
         fs::remove_file(&tmp)?;
         untrack(&tmp);
