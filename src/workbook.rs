@@ -429,6 +429,12 @@ impl WorkbookWriter {
         let jobs = std::sync::Mutex::new(jobs);
         let idle = std::sync::Mutex::new(Some(when_idle));
         // Fill parts until none is left, then hand the core to `when_idle` (first time only).
+        // After an error the other thread stops at its next part: the workbook is abandoned.
+        let stop = || {
+            if let Ok(mut j) = jobs.lock() {
+                j.clear();
+            }
+        };
         let take_parts = || -> Result<(), XlsxError> {
             loop {
                 let job = jobs.lock().map_or(None, |mut j| j.pop());
@@ -438,31 +444,40 @@ impl WorkbookWriter {
                     }
                     return Ok(());
                 };
-                let rows = rows.into_iter().flatten();
-                without_write_panics(|| to.fill(std::slice::from_mut(ws), sheet_b, rows, csv))?;
+                let mut rows = rows.into_iter().flatten();
+                let filled = without_write_panics(|| {
+                    to.fill(std::slice::from_mut(ws), sheet_b, rows.by_ref(), csv)
+                })
+                .and_then(|()| match rows.next() {
+                    // A part longer than a worksheet (not one of `parts`) loses no row silently.
+                    Some(_) => Err(XlsxError::RowColumnLimitError),
+                    None => Ok(()),
+                });
+                if filled.is_err() {
+                    stop();
+                    return filled;
+                }
             }
         };
         let (done_a, done_b) = std::thread::scope(|scope| {
             let other = scope.spawn(take_parts);
             let mine = without_write_panics(|| to.fill(ws_a, first.0, first.2, &mut a.csv))
+                .inspect_err(|_| stop())
                 .and_then(|()| take_parts());
             let theirs = other
                 .join()
                 .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
             (mine, theirs)
         });
-        if let Err(e) = done_a.and(done_b) {
-            for csv in csvs.into_iter().chain([a.csv]).flatten() {
-                csv.discard();
-            }
-            return Err(e);
-        }
+        // On an error the CSVs are dropped, which removes their files.
+        done_a?;
+        done_b?;
         self.publish_later(a.csv)?;
         let mut csvs = csvs.into_iter();
         let mut whole = csvs.next().flatten();
         for part in csvs.flatten() {
-            if let Some(sheet) = whole {
-                whole = Some(sheet.append(part).map_err(XlsxError::IoError)?);
+            if let Some(whole) = &mut whole {
+                whole.append(part).map_err(XlsxError::IoError)?;
             }
         }
         self.publish_later(whole)
@@ -799,28 +814,15 @@ impl CsvSheet {
         Ok(CsvSheet { writer, tmp, path })
     }
 
-    /// Remove the file: the workbook it belongs to failed.
-    fn discard(self) {
-        drop(self.writer);
-        let _ = fs::remove_file(&self.tmp);
-        untrack(&self.tmp);
-    }
-
-    /// Append a [`continuation`](Self::continuation)'s rows and remove its file.
-    fn append(self, part: CsvSheet) -> io::Result<CsvSheet> {
-        let (tmp, _) = part.finish()?;
-        let mut file = self
-            .writer
-            .into_inner()
-            .map_err(csv::IntoInnerError::into_error)?;
-        io::copy(&mut File::open(&tmp)?, &mut file)?;
-        fs::remove_file(&tmp)?;
-        untrack(&tmp);
-        Ok(CsvSheet {
-            writer: csv::Writer::from_writer(file),
-            tmp: self.tmp,
-            path: self.path,
-        })
+    /// Append a [`continuation`](Self::continuation)'s rows; dropping it removes its file.
+    fn append(&mut self, mut part: CsvSheet) -> io::Result<()> {
+        part.writer.flush()?;
+        self.writer.flush()?;
+        // Both buffers are empty: the part's bytes go straight to the file, after the rows
+        // already written, and later rows follow them.
+        let mut file: &File = self.writer.get_ref().get_ref();
+        io::copy(&mut File::open(&part.tmp)?, &mut file)?;
+        Ok(())
     }
 
     fn write(&mut self, row: &[Cell]) -> io::Result<()> {
@@ -830,8 +832,22 @@ impl CsvSheet {
     /// Flush; the file keeps its temporary name until the workbook is published.
     fn finish(mut self) -> io::Result<(PathBuf, PathBuf)> {
         self.writer.flush()?;
-        drop(self.writer);
-        Ok((self.tmp, self.path))
+        // Taken, so the drop below leaves the file to the workbook writer.
+        Ok((
+            std::mem::take(&mut self.tmp),
+            std::mem::take(&mut self.path),
+        ))
+    }
+}
+
+impl Drop for CsvSheet {
+    /// A CSV dropped before it is finished (an error on the way, or a part appended to its
+    /// sheet's CSV) leaves no file behind.
+    fn drop(&mut self) {
+        if !self.tmp.as_os_str().is_empty() {
+            let _ = fs::remove_file(&self.tmp);
+            untrack(&self.tmp);
+        }
     }
 }
 
@@ -930,6 +946,32 @@ mod tests {
             .collect();
         left.sort();
         assert_eq!(left, ["A.csv", "After.csv", "B.csv", "Before.csv"]);
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_failed_part_leaves_no_csv_behind_and_loses_no_row_silently() {
+        let dir = std::env::temp_dir().join(format!("linkgap-partfail-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let (path, csvs) = (dir.join("w.xlsx"), dir.join("csv"));
+        let sheet = |name: &str| Sheet::new(name, vec![Column::new("N", 8.0)]);
+        let rows = |n: i64| (0..n).map(|i| vec![Cell::Int(i)]);
+        let mut w = WorkbookWriter::new(&path, Some(&csvs)).unwrap();
+        w.rows_per_sheet = 10;
+        w.add(sheet("Before")).unwrap();
+        // Two parts, the second longer than a worksheet holds (not what `parts` makes).
+        let result = w.add_rows_beside(
+            (&sheet("A"), 5, rows(5)),
+            (&sheet("B"), 25, vec![rows(10), rows(15)]),
+            || {},
+        );
+        assert!(
+            matches!(result, Err(XlsxError::RowColumnLimitError)),
+            "{result:?}"
+        );
+        drop(w);
+        let left: Vec<_> = fs::read_dir(&csvs).unwrap().collect();
+        assert!(left.is_empty(), "{left:?}");
         fs::remove_dir_all(&dir).unwrap();
     }
 
