@@ -77,8 +77,8 @@ impl Tables {
 }
 
 /// Checksum `paths` on a thread of their own, once `start` says go (or its senders are all
-/// gone). The run starts it in the workbook stage when the first of its two large sheets is
-/// filled, so hashing gigabytes takes the core that sheet frees: hashing beside the parsing
+/// gone). The run starts it in the workbook stage when a filling thread has no sheet left to
+/// fill, so hashing gigabytes takes the core that thread frees: hashing beside the parsing
 /// of the embeddings took a fifth of that stage's samples, and beside the two sheets' fills
 /// it slowed both.
 pub(super) fn checksum(paths: Vec<PathBuf>, start: Receiver<()>) -> JoinHandle<Digests> {
