@@ -8,6 +8,7 @@
 use std::cell::RefCell;
 use std::fmt;
 use std::ops::Range;
+use std::sync::Arc;
 
 use html5ever::tokenizer::states::RawKind;
 use html5ever::tokenizer::{
@@ -77,7 +78,28 @@ pub struct Block {
     pub text: String,
     /// Links inside, in order.
     pub links: Vec<Link>,
+    /// The whole text of the element the block sits in, when that element holds more than
+    /// the block (see [`Context`]); `None` when the block is its element's whole text.
+    pub context: Option<Context>,
 }
+
+/// The element a block sits in, as a reader sees it: the innermost enclosing block element
+/// (`p`, `li`, `td`, a heading…) or, for text directly inside a container (`div`,
+/// `section`, a list…), that container. Blocks are cut finer than elements (text before and
+/// after a nested element, or beside a container's heading, is a block of its own, so it is
+/// scored on its own words), but the place a link sits is the element: `See Also CONNECT,
+/// DISCONNECT` for a link list under its heading, not the list's bare words.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Context {
+    /// The element's visible text, collapsed like a block's, shared by its blocks.
+    pub text: Arc<str>,
+    /// Byte offset of the block's text within `text`.
+    pub at: usize,
+}
+
+/// An element whose text is longer than this (a whole page wrapped in one `div` with loose
+/// text) is not a passage a reviewer can read: its blocks keep no context.
+pub const CONTEXT_MAX_BYTES: usize = 4_000;
 
 impl Block {
     /// The text of one of this block's links.
@@ -111,6 +133,7 @@ pub fn split_plain(text: &str) -> Vec<Block> {
                 kind: BlockKind::Paragraph,
                 text: collapsed,
                 links: Vec::new(),
+                context: None,
             })
         })
         .collect()
@@ -130,7 +153,7 @@ pub fn split_html(html: &str) -> Vec<Block> {
     tokenizer.end();
     let mut builder = tokenizer.sink.0.into_inner();
     builder.flush();
-    builder.blocks
+    builder.finish()
 }
 
 /// How a tag acts on the block structure.
@@ -221,6 +244,8 @@ fn role(name: &LocalName) -> Role {
 struct Open {
     name: LocalName,
     kind: Option<BlockKind>,
+    /// Its entry in [`Builder::elements`].
+    element: usize,
 }
 
 /// The block structure being rebuilt from tokens.
@@ -236,6 +261,17 @@ struct Builder {
     link: Option<(String, Option<usize>)>,
     /// Depth inside hidden elements.
     hidden: Vec<LocalName>,
+    /// The page's visible text, every block and container boundary a space: what the
+    /// elements' texts ([`Context`]) are cut from.
+    full: String,
+    /// A space is owed in `full` before the next visible character.
+    full_space: bool,
+    /// Byte range of each block or container element's text in `full` (end `None` while open).
+    elements: Vec<(usize, Option<usize>)>,
+    /// For each block in `blocks`: its element, and where its text starts in `full`.
+    owners: Vec<Option<(usize, usize)>>,
+    /// Where the current block's text starts in `full`.
+    run_at: usize,
 }
 
 impl Builder {
@@ -265,11 +301,21 @@ impl Builder {
             if self.space && !self.text.is_empty() {
                 self.text.push(' ');
             }
+            // Inside a block `full` owes a space exactly when the block does, so the block's
+            // text is the run of `full` from `run_at`.
+            if (self.full_space || self.space) && !self.full.is_empty() {
+                self.full.push(' ');
+            }
             self.space = false;
+            self.full_space = false;
+            if self.text.is_empty() {
+                self.run_at = self.full.len();
+            }
             if let Some((_, start @ None)) = &mut self.link {
                 *start = Some(self.text.len());
             }
             self.text.push_str(&visible[..end]);
+            self.full.push_str(&visible[..end]);
             rest = &visible[end..];
         }
     }
@@ -296,7 +342,9 @@ impl Builder {
                 // A copy of its exact size; the buffer, grown once, serves the next block.
                 text: self.text.clone(),
                 links: std::mem::take(&mut self.links),
+                context: None,
             });
+            self.owners.push(self.owner().map(|e| (e, self.run_at)));
         }
         self.text.clear();
         self.links.clear();
@@ -310,7 +358,7 @@ impl Builder {
         for i in (0..self.stack.len()).rev() {
             let name = &self.stack[i].name;
             if names.contains(name) {
-                self.stack.truncate(i);
+                self.pop_to(i);
                 return;
             }
             if stop.contains(name) {
@@ -344,8 +392,59 @@ impl Builder {
         }
         // A block start closes an open paragraph (`<p>` cannot contain blocks).
         if self.stack.last().is_some_and(|o| p.contains(&o.name)) {
-            self.stack.pop();
+            self.pop_to(self.stack.len() - 1);
         }
+    }
+
+    /// Close the stack's elements from `len` up: their texts end here.
+    fn pop_to(&mut self, len: usize) {
+        for open in self.stack.drain(len..) {
+            self.elements[open.element].1 = Some(self.full.len());
+        }
+    }
+
+    /// Open a block or container element.
+    fn open(&mut self, name: &LocalName, kind: Option<BlockKind>) {
+        self.elements.push((self.full.len(), None));
+        self.stack.push(Open {
+            name: name.clone(),
+            kind,
+            element: self.elements.len() - 1,
+        });
+    }
+
+    /// The element the current text sits in: the innermost open block element, else the
+    /// innermost container.
+    fn owner(&self) -> Option<usize> {
+        let innermost = |block: bool| {
+            self.stack
+                .iter()
+                .rev()
+                .find(|o| o.kind.is_some() == block)
+                .map(|o| o.element)
+        };
+        innermost(true).or_else(|| innermost(false))
+    }
+
+    /// The blocks, each with its element's text when the element holds more than the block.
+    fn finish(mut self) -> Vec<Block> {
+        let mut shared: Vec<Option<Arc<str>>> = vec![None; self.elements.len()];
+        for (block, owner) in self.blocks.iter_mut().zip(&self.owners) {
+            let Some((e, run_at)) = *owner else { continue };
+            let (start, end) = self.elements[e];
+            let whole = &self.full[start..end.unwrap_or(self.full.len())];
+            let lead = whole.len() - whole.trim_start().len();
+            let whole = whole.trim();
+            if whole.len() == block.text.len() || whole.len() > CONTEXT_MAX_BYTES {
+                continue;
+            }
+            let text = shared[e].get_or_insert_with(|| Arc::from(whole)).clone();
+            block.context = Some(Context {
+                text,
+                at: run_at - start - lead,
+            });
+        }
+        self.blocks
     }
 
     fn tag(&mut self, tag: &Tag) -> TokenSinkResult<()> {
@@ -377,13 +476,11 @@ impl Builder {
         match role {
             Role::Block(kind) => {
                 self.flush();
+                self.full_space = true;
                 if start {
                     self.implied_ends(&tag.name);
                     if !tag.self_closing {
-                        self.stack.push(Open {
-                            name: tag.name.clone(),
-                            kind: Some(kind),
-                        });
+                        self.open(&tag.name, Some(kind));
                     }
                 } else {
                     self.close(std::slice::from_ref(&tag.name), &[]);
@@ -391,17 +488,18 @@ impl Builder {
             }
             Role::Container => {
                 self.flush();
+                self.full_space = true;
                 if start {
                     self.implied_ends(&tag.name);
-                    self.stack.push(Open {
-                        name: tag.name.clone(),
-                        kind: None,
-                    });
+                    self.open(&tag.name, None);
                 } else {
                     self.close(std::slice::from_ref(&tag.name), &[]);
                 }
             }
-            Role::Break => self.flush(),
+            Role::Break => {
+                self.flush();
+                self.full_space = true;
+            }
             Role::Space => self.space = true,
             Role::Anchor => {
                 self.close_link();
@@ -570,6 +668,149 @@ mod tests {
         assert_eq!(block.link_text(&block.links[0]), "the guide");
         assert_eq!(block.links[1].href, "/b");
         assert_eq!(block.link_text(&block.links[1]), "");
+    }
+
+    /// What the Queue shows for a block: its element's text.
+    fn shown(b: &Block) -> &str {
+        b.context.as_ref().map_or(b.text.as_str(), |c| &*c.text)
+    }
+
+    #[test]
+    fn a_block_keeps_the_whole_text_of_its_element() {
+        let b = split_html(
+            "<div class=refsect1><h2>See Also</h2><span class=simplelist>\
+             <a href=connect.html>CONNECT</a>, <a href=disconnect.html>DISCONNECT</a></span></div>\
+             <ul><li>Intro <p>Inner para</p> tail<ul><li>deep</li></ul></li></ul><p>Alone</p>",
+        );
+        let got: Vec<(&str, &str)> = b.iter().map(|b| (b.text.as_str(), shown(b))).collect();
+        assert_eq!(
+            got,
+            vec![
+                ("See Also", "See Also"),
+                ("CONNECT, DISCONNECT", "See Also CONNECT, DISCONNECT"),
+                ("Intro", "Intro Inner para tail deep"),
+                ("Inner para", "Inner para"),
+                ("tail", "Intro Inner para tail deep"),
+                ("deep", "deep"),
+                ("Alone", "Alone"),
+            ]
+        );
+        // The block's text is where `at` says, so the anchor can be moved into the element.
+        for block in &b {
+            if let Some(c) = &block.context {
+                assert_eq!(&c.text[c.at..c.at + block.text.len()], block.text);
+            }
+        }
+        // One element's text is held once for all its blocks.
+        assert!(Arc::ptr_eq(
+            &b[2].context.as_ref().unwrap().text,
+            &b[4].context.as_ref().unwrap().text
+        ));
+        // An element too long to read as a passage keeps none.
+        let long = format!("<div>{} <p>x</p> end</div>", "word ".repeat(1_000));
+        assert!(split_html(&long).iter().all(|b| b.context.is_none()));
+    }
+
+    #[test]
+    fn the_element_shown_is_the_one_the_hold_out_harness_names() {
+        // The hold-out harness (src/holdout/html.rs, a lol_html rewriter) says which
+        // element's text each link sat in; the split must show that text for the block
+        // holding the link, on random nested HTML.
+        use crate::holdout::html::unwrap_links;
+        use crate::rng::Rng;
+        use std::fmt::Write as _;
+
+        fn inline(rng: &mut Rng, out: &mut String, links: &mut usize, in_link: bool) {
+            for _ in 0..=rng.below(4) {
+                let sep = [" ", "", "\n  "][rng.below(3)];
+                match rng.below(6) {
+                    0 if !in_link => {
+                        *links += 1;
+                        write!(out, "<a href=\"/t{}\">", *links).unwrap();
+                        inline(rng, out, links, true);
+                        out.push_str("</a>");
+                    }
+                    1 => {
+                        out.push_str("<em>");
+                        inline(rng, out, links, in_link);
+                        out.push_str("</em>");
+                    }
+                    2 => write!(out, "w{}&amp;x", rng.below(50)).unwrap(),
+                    _ => write!(out, "w{}", rng.below(50)).unwrap(),
+                }
+                out.push_str(sep);
+            }
+        }
+        fn flow(rng: &mut Rng, out: &mut String, links: &mut usize, depth: usize) {
+            for _ in 0..=rng.below(3) {
+                let pick = if depth == 0 { 0 } else { rng.below(9) };
+                let wrap = |tag: &str, out: &mut String, rng: &mut Rng, links: &mut usize| {
+                    write!(out, "<{tag}>").unwrap();
+                    flow(rng, out, links, depth - 1);
+                    write!(out, "</{tag}>").unwrap();
+                };
+                match pick {
+                    1 => {
+                        out.push_str("<p>");
+                        inline(rng, out, links, false);
+                        out.push_str("</p>");
+                    }
+                    2 => wrap("div", out, rng, links),
+                    3 => wrap("section", out, rng, links),
+                    4 => {
+                        out.push_str("<h2>");
+                        inline(rng, out, links, false);
+                        out.push_str("</h2>");
+                    }
+                    5 => {
+                        out.push_str("<ul>");
+                        for _ in 0..=rng.below(2) {
+                            wrap("li", out, rng, links);
+                        }
+                        out.push_str("</ul>");
+                    }
+                    6 => {
+                        out.push_str("<table><tr>");
+                        for _ in 0..=rng.below(2) {
+                            wrap("td", out, rng, links);
+                        }
+                        out.push_str("</tr></table>");
+                    }
+                    7 => {
+                        out.push_str("<dl><dt>");
+                        inline(rng, out, links, false);
+                        out.push_str("</dt>");
+                        wrap("dd", out, rng, links);
+                        out.push_str("</dl>");
+                    }
+                    8 => wrap("blockquote", out, rng, links),
+                    _ => inline(rng, out, links, false),
+                }
+            }
+        }
+        let base = url::Url::parse("https://x.test/page").unwrap();
+        let mut rng = Rng::new(16);
+        let mut checked = 0;
+        for _ in 0..3_000 {
+            let (mut html, mut links) = (String::from("<div>"), 0);
+            flow(&mut rng, &mut html, &mut links, 4);
+            html.push_str("</div>");
+            let targets = (1..=links)
+                .map(|i| format!("https://x.test/t{i}"))
+                .collect();
+            let truth = unwrap_links(&html, &base, &targets).unwrap();
+            let blocks = split_html(&html);
+            for found in truth.links.iter().filter(|l| !l.text.is_empty()) {
+                let href = format!("/{}", found.target.rsplit('/').next().unwrap());
+                let ours = blocks
+                    .iter()
+                    .find(|b| b.links.iter().any(|l| l.href == href))
+                    .unwrap_or_else(|| panic!("{href} not in a block of {html}"));
+                assert_eq!(shown(ours), found.block, "{html}");
+                checked += 1;
+            }
+        }
+        assert!(checked > 3_000, "{checked}");
     }
 
     #[test]

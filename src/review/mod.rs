@@ -50,6 +50,10 @@ pub struct SuggestedPassage {
     pub strength: f64,
     /// Byte ranges of `text` that already link somewhere: the anchor is never among them.
     pub links: Arc<[std::ops::Range<usize>]>,
+    /// The whole text of the element the block sits in, and where `text` starts in it, when
+    /// the element holds more than the block (a link list under its heading): what the
+    /// Suggested Passage column shows.
+    pub context: Option<(Arc<str>, usize)>,
 }
 
 /// The passage column of one Queue row.
@@ -774,15 +778,18 @@ fn placement_cells(placement: Placement) -> [Cell; 4] {
                 text,
                 anchor,
                 strength,
+                context,
                 ..
             } = *p;
             let anchor_text = anchor
                 .as_ref()
                 .and_then(|a| text.get(a.clone()))
                 .map_or(Cell::Empty, Cell::text);
+            // The element's whole text, the anchor moved to where the block sits in it.
+            let (shown, at) = context.unwrap_or((text, 0));
             let passage = match anchor {
-                Some(a) => Cell::Marked(text.to_string(), a),
-                None => Cell::text(&*text),
+                Some(a) => Cell::Marked(shown.to_string(), a.start + at..a.end + at),
+                None => Cell::text(&*shown),
             };
             [
                 passage,
@@ -1030,11 +1037,36 @@ mod tests {
             anchor: Some(8..13),
             strength: 1.0,
             links: Arc::from([]),
+            context: None,
         }));
         let placed = c.priority();
         assert!(placed > linked, "{placed} {linked}");
         c.importance = 0.5;
         assert!((c.priority() - placed * 0.5).abs() < 0.1);
+    }
+
+    #[test]
+    fn a_passage_shows_its_element_with_the_anchor_where_the_block_sits() {
+        let found = |context: Option<(Arc<str>, usize)>| {
+            Placement::Found(Box::new(SuggestedPassage {
+                text: "CONNECT, DISCONNECT".into(),
+                anchor: Some(9..19),
+                strength: 0.9,
+                links: Arc::from([std::ops::Range { start: 0, end: 7 }]),
+                context,
+            }))
+        };
+        let [passage, anchor, score, note] =
+            placement_cells(found(Some(("See Also CONNECT, DISCONNECT".into(), 9))));
+        assert_eq!(
+            passage,
+            Cell::Marked("See Also CONNECT, DISCONNECT".into(), 18..28)
+        );
+        assert_eq!(anchor, Cell::text("DISCONNECT"));
+        assert_eq!((score, note), (Cell::Number(90.0), Cell::Empty));
+        // Without a wider element the block itself is the passage.
+        let [passage, ..] = placement_cells(found(None));
+        assert_eq!(passage, Cell::Marked("CONNECT, DISCONNECT".into(), 9..19));
     }
 
     #[test]

@@ -387,6 +387,7 @@ fn place_page(
                         anchor: None,
                         strength,
                         links,
+                        context: blocks[b].context.as_ref().map(|c| (c.text.clone(), c.at)),
                     }))
                 }
                 Err(why @ passage::NoPlace::NoText) => Placement::NoText(why.to_string()),
