@@ -261,17 +261,12 @@ struct Builder {
     link: Option<(String, Option<usize>)>,
     /// Depth inside hidden elements.
     hidden: Vec<LocalName>,
-    /// The page's visible text, every block and container boundary a space: what the
-    /// elements' texts ([`Context`]) are cut from.
-    full: String,
-    /// A space is owed in `full` before the next visible character.
-    full_space: bool,
-    /// Byte range of each block or container element's text in `full` (end `None` while open).
+    /// The blocks made while each block or container element was open (`blocks[first..end]`,
+    /// end `None` while open). Every block or container boundary ends a block, so an
+    /// element's text ([`Context`]) is its blocks' texts joined by spaces.
     elements: Vec<(usize, Option<usize>)>,
-    /// For each block in `blocks`: its element, and where its text starts in `full`.
-    owners: Vec<Option<(usize, usize)>>,
-    /// Where the current block's text starts in `full`.
-    run_at: usize,
+    /// For each block in `blocks`: the element it sits in.
+    owners: Vec<Option<usize>>,
 }
 
 impl Builder {
@@ -301,21 +296,11 @@ impl Builder {
             if self.space && !self.text.is_empty() {
                 self.text.push(' ');
             }
-            // Inside a block `full` owes a space exactly when the block does, so the block's
-            // text is the run of `full` from `run_at`.
-            if (self.full_space || self.space) && !self.full.is_empty() {
-                self.full.push(' ');
-            }
             self.space = false;
-            self.full_space = false;
-            if self.text.is_empty() {
-                self.run_at = self.full.len();
-            }
             if let Some((_, start @ None)) = &mut self.link {
                 *start = Some(self.text.len());
             }
             self.text.push_str(&visible[..end]);
-            self.full.push_str(&visible[..end]);
             rest = &visible[end..];
         }
     }
@@ -344,7 +329,7 @@ impl Builder {
                 links: std::mem::take(&mut self.links),
                 context: None,
             });
-            self.owners.push(self.owner().map(|e| (e, self.run_at)));
+            self.owners.push(self.owner());
         }
         self.text.clear();
         self.links.clear();
@@ -396,16 +381,16 @@ impl Builder {
         }
     }
 
-    /// Close the stack's elements from `len` up: their texts end here.
+    /// Close the stack's elements from `len` up: their blocks end here.
     fn pop_to(&mut self, len: usize) {
         for open in self.stack.drain(len..) {
-            self.elements[open.element].1 = Some(self.full.len());
+            self.elements[open.element].1 = Some(self.blocks.len());
         }
     }
 
     /// Open a block or container element.
     fn open(&mut self, name: &LocalName, kind: Option<BlockKind>) {
-        self.elements.push((self.full.len(), None));
+        self.elements.push((self.blocks.len(), None));
         self.stack.push(Open {
             name: name.clone(),
             kind,
@@ -428,21 +413,32 @@ impl Builder {
 
     /// The blocks, each with its element's text when the element holds more than the block.
     fn finish(mut self) -> Vec<Block> {
+        // Where each block's text starts in the page's blocks joined by spaces, so an
+        // element's length and a block's place in it cost no pass over the element.
+        let mut starts = Vec::with_capacity(self.blocks.len() + 1);
+        starts.push(0);
+        for b in &self.blocks {
+            starts.push(starts[starts.len() - 1] + b.text.len() + 1);
+        }
         let mut shared: Vec<Option<Arc<str>>> = vec![None; self.elements.len()];
-        for (block, owner) in self.blocks.iter_mut().zip(&self.owners) {
-            let Some((e, run_at)) = *owner else { continue };
-            let (start, end) = self.elements[e];
-            let whole = &self.full[start..end.unwrap_or(self.full.len())];
-            let lead = whole.len() - whole.trim_start().len();
-            let whole = whole.trim();
-            if whole.len() == block.text.len() || whole.len() > CONTEXT_MAX_BYTES {
+        for i in 0..self.blocks.len() {
+            let Some(e) = self.owners[i] else { continue };
+            let (first, end) = self.elements[e];
+            let end = end.unwrap_or(self.blocks.len());
+            if end - first == 1 || starts[end] - starts[first] - 1 > CONTEXT_MAX_BYTES {
                 continue;
             }
-            let text = shared[e].get_or_insert_with(|| Arc::from(whole)).clone();
-            block.context = Some(Context {
-                text,
-                at: run_at - start - lead,
-            });
+            let text = shared[e]
+                .get_or_insert_with(|| {
+                    let texts: Vec<&str> = self.blocks[first..end]
+                        .iter()
+                        .map(|b| b.text.as_str())
+                        .collect();
+                    Arc::from(texts.join(" "))
+                })
+                .clone();
+            let at = starts[i] - starts[first];
+            self.blocks[i].context = Some(Context { text, at });
         }
         self.blocks
     }
@@ -476,7 +472,6 @@ impl Builder {
         match role {
             Role::Block(kind) => {
                 self.flush();
-                self.full_space = true;
                 if start {
                     self.implied_ends(&tag.name);
                     if !tag.self_closing {
@@ -488,7 +483,6 @@ impl Builder {
             }
             Role::Container => {
                 self.flush();
-                self.full_space = true;
                 if start {
                     self.implied_ends(&tag.name);
                     self.open(&tag.name, None);
@@ -496,10 +490,7 @@ impl Builder {
                     self.close(std::slice::from_ref(&tag.name), &[]);
                 }
             }
-            Role::Break => {
-                self.flush();
-                self.full_space = true;
-            }
+            Role::Break => self.flush(),
             Role::Space => self.space = true,
             Role::Anchor => {
                 self.close_link();
