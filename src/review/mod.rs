@@ -42,14 +42,22 @@ impl Existing {
 /// Where in the source page the link would sit, and with what words.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SuggestedPassage {
-    /// The block's text, shared by the rows that chose the same block of the same page.
-    pub text: Arc<str>,
-    /// The words to link: a byte range of `text`.
+    /// The block, shared by the rows that chose the same block of the same page (the pool
+    /// is four times the Queue: a row holds a pointer, not the text).
+    pub block: Arc<PassageBlock>,
+    /// The words to link: a byte range of the block's `text`.
     pub anchor: Option<std::ops::Range<usize>>,
     /// How well the block fits, 0–1 (see docs/method.md).
     pub strength: f64,
+}
+
+/// A block of a source page chosen as a passage.
+#[derive(Debug, PartialEq)]
+pub struct PassageBlock {
+    /// The block's text.
+    pub text: Box<str>,
     /// Byte ranges of `text` that already link somewhere: the anchor is never among them.
-    pub links: Arc<[std::ops::Range<usize>]>,
+    pub links: Box<[std::ops::Range<usize>]>,
     /// The whole text of the element the block sits in, and where `text` starts in it, when
     /// the element holds more than the block (a link list under its heading): what the
     /// Suggested Passage column shows.
@@ -775,21 +783,22 @@ fn placement_cells(placement: Placement) -> [Cell; 4] {
         }
         Placement::Found(p) => {
             let SuggestedPassage {
-                text,
+                block,
                 anchor,
                 strength,
-                context,
-                ..
             } = *p;
             let anchor_text = anchor
                 .as_ref()
-                .and_then(|a| text.get(a.clone()))
+                .and_then(|a| block.text.get(a.clone()))
                 .map_or(Cell::Empty, Cell::text);
             // The element's whole text, the anchor moved to where the block sits in it.
-            let (shown, at) = context.unwrap_or((text, 0));
+            let (shown, at) = block
+                .context
+                .as_ref()
+                .map_or((&*block.text, 0), |(t, at)| (&**t, *at));
             let passage = match anchor {
                 Some(a) => Cell::Marked(shown.to_string(), a.start + at..a.end + at),
-                None => Cell::text(&*shown),
+                None => Cell::text(shown),
             };
             [
                 passage,
@@ -1033,11 +1042,13 @@ mod tests {
         c.placement = Placement::NoPlace("no natural place found".into());
         assert!((c.priority() - linked).abs() < 0.05);
         c.placement = Placement::Found(Box::new(SuggestedPassage {
-            text: "see the index".into(),
+            block: Arc::new(PassageBlock {
+                text: "see the index".into(),
+                links: Box::new([]),
+                context: None,
+            }),
             anchor: Some(8..13),
             strength: 1.0,
-            links: Arc::from([]),
-            context: None,
         }));
         let placed = c.priority();
         assert!(placed > linked, "{placed} {linked}");
@@ -1049,11 +1060,13 @@ mod tests {
     fn a_passage_shows_its_element_with_the_anchor_where_the_block_sits() {
         let found = |context: Option<(Arc<str>, usize)>| {
             Placement::Found(Box::new(SuggestedPassage {
-                text: "CONNECT, DISCONNECT".into(),
+                block: Arc::new(PassageBlock {
+                    text: "CONNECT, DISCONNECT".into(),
+                    links: Box::new([std::ops::Range { start: 0, end: 7 }]),
+                    context,
+                }),
                 anchor: Some(9..19),
                 strength: 0.9,
-                links: Arc::from([std::ops::Range { start: 0, end: 7 }]),
-                context,
             }))
         };
         let [passage, anchor, score, note] =

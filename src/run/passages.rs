@@ -17,7 +17,7 @@ use crate::normalize::normalize;
 use crate::passage::{self, Block, Prepared, Query, Sample, StatsBuilder, Target, TemplateRules};
 use crate::progress::Progress;
 use crate::report::Report;
-use crate::review::{Candidate, Placement, SuggestedPassage};
+use crate::review::{Candidate, PassageBlock, Placement, SuggestedPassage};
 
 /// Maps and sets keyed by page id, probed once or more for each of the pool's millions of
 /// rows: foldhash (already in the tree, as in the links module), not the standard
@@ -187,7 +187,7 @@ impl Anchoring {
                 (&mut c.placement, self.queries.get(&c.pages.1))
             {
                 p.anchor = query
-                    .anchor(&p.text, &p.links, &self.stats)
+                    .anchor(&p.block.text, &p.block.links, &self.stats)
                     .map(|(range, _)| range);
             }
         });
@@ -334,9 +334,6 @@ fn place_all(
     Ok((found, queries))
 }
 
-/// A block's text and link ranges, shared by the rows that chose it.
-type Shared = (Arc<str>, Arc<[std::ops::Range<usize>]>);
-
 /// The placements of one source page's rows (`rows`: candidate index and destination).
 fn place_page(
     config: &RunConfig,
@@ -369,25 +366,26 @@ fn place_page(
     };
     // A page's rows often choose the same block: its text is held once for all of them
     // (the pool is four times the Queue, so this is most of the stage's memory).
-    let mut shared: Vec<Option<Shared>> = vec![None; blocks.len()];
+    let mut shared: Vec<Option<Arc<PassageBlock>>> = vec![None; blocks.len()];
     rows.iter()
         .map(|&(i, d)| {
             let links_to = |b: usize| targets_of(b).contains(&d);
             let placement = match queries[&d].place(&page, &links_to) {
                 Ok((b, strength)) => {
-                    let (text, links) = shared[b]
+                    let block = shared[b]
                         .get_or_insert_with(|| {
-                            let links: Vec<_> =
-                                blocks[b].links.iter().map(|l| l.range.clone()).collect();
-                            (Arc::from(blocks[b].text.as_str()), Arc::from(links))
+                            let block = &blocks[b];
+                            Arc::new(PassageBlock {
+                                text: block.text.as_str().into(),
+                                links: block.links.iter().map(|l| l.range.clone()).collect(),
+                                context: block.context.as_ref().map(|c| (c.text.clone(), c.at)),
+                            })
                         })
                         .clone();
                     Placement::Found(Box::new(SuggestedPassage {
-                        text,
+                        block,
                         anchor: None,
                         strength,
-                        links,
-                        context: blocks[b].context.as_ref().map(|c| (c.text.clone(), c.at)),
                     }))
                 }
                 Err(why @ passage::NoPlace::NoText) => Placement::NoText(why.to_string()),
