@@ -130,11 +130,6 @@ fn main() {
     evaluate(&removed, &pages, &anchors, &blocks_of, &stats);
 }
 
-/// The text of the element a block sits in: what the Queue's Suggested Passage shows.
-fn shown(b: &Block) -> &str {
-    b.context.as_ref().map_or(b.text.as_str(), |c| &*c.text)
-}
-
 fn shares_word(a: &str, b: &str) -> bool {
     let aw: HashSet<u64> = words(a)
         .iter()
@@ -203,8 +198,8 @@ fn evaluate(
             t.suggested += 1;
             // The place is the element the block sits in (what the Queue shows): a hit when
             // the chosen block's element is a true block's, as the hold-out harness counts.
-            let chosen = shown(&unwrapped[block]);
-            t.hit += u32::from(truth.iter().any(|&i| shown(&unwrapped[i]) == chosen));
+            let chosen = unwrapped[block].element_text();
+            t.hit += u32::from(truth.iter().any(|&i| unwrapped[i].element_text() == chosen));
             if let Some(a) = anchor {
                 t.anchor += u32::from(shares_word(a, &real_anchor));
                 t.anchor_exact += u32::from(a.eq_ignore_ascii_case(real_anchor.trim()));

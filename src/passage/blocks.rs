@@ -99,9 +99,14 @@ pub struct Context {
 
 /// An element whose text is longer than this (a whole page wrapped in one `div` with loose
 /// text) is not a passage a reviewer can read: its blocks keep no context.
-pub const CONTEXT_MAX_BYTES: usize = 4_000;
+const CONTEXT_MAX_BYTES: usize = 4_000;
 
 impl Block {
+    /// The text of the element the block sits in: the place a link in it is shown.
+    pub fn element_text(&self) -> &str {
+        self.context.as_ref().map_or(&self.text, |c| &c.text)
+    }
+
     /// The text of one of this block's links.
     pub fn link_text(&self, link: &Link) -> &str {
         self.text.get(link.range.clone()).unwrap_or("")
@@ -661,11 +666,6 @@ mod tests {
         assert_eq!(block.link_text(&block.links[1]), "");
     }
 
-    /// What the Queue shows for a block: its element's text.
-    fn shown(b: &Block) -> &str {
-        b.context.as_ref().map_or(b.text.as_str(), |c| &*c.text)
-    }
-
     #[test]
     fn a_block_keeps_the_whole_text_of_its_element() {
         let b = split_html(
@@ -673,7 +673,10 @@ mod tests {
              <a href=connect.html>CONNECT</a>, <a href=disconnect.html>DISCONNECT</a></span></div>\
              <ul><li>Intro <p>Inner para</p> tail<ul><li>deep</li></ul></li></ul><p>Alone</p>",
         );
-        let got: Vec<(&str, &str)> = b.iter().map(|b| (b.text.as_str(), shown(b))).collect();
+        let got: Vec<(&str, &str)> = b
+            .iter()
+            .map(|b| (b.text.as_str(), b.element_text()))
+            .collect();
         assert_eq!(
             got,
             vec![
@@ -797,7 +800,7 @@ mod tests {
                     .iter()
                     .find(|b| b.links.iter().any(|l| l.href == href))
                     .unwrap_or_else(|| panic!("{href} not in a block of {html}"));
-                assert_eq!(shown(ours), found.block, "{html}");
+                assert_eq!(ours.element_text(), found.block, "{html}");
                 checked += 1;
             }
         }

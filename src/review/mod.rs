@@ -16,6 +16,7 @@ use std::sync::Arc;
 
 use crate::input::{InputError, Table};
 use crate::normalize::{Rules, normalize};
+use crate::passage::Context;
 use crate::report::Report;
 use crate::workbook::{Cell, Column, Sheet};
 
@@ -58,10 +59,9 @@ pub struct PassageBlock {
     pub text: Box<str>,
     /// Byte ranges of `text` that already link somewhere: the anchor is never among them.
     pub links: Box<[std::ops::Range<usize>]>,
-    /// The whole text of the element the block sits in, and where `text` starts in it, when
-    /// the element holds more than the block (a link list under its heading): what the
-    /// Suggested Passage column shows.
-    pub context: Option<(Arc<str>, usize)>,
+    /// The element the block sits in, when it holds more than the block (a link list under
+    /// its heading): what the Suggested Passage column shows.
+    pub context: Option<Context>,
 }
 
 /// The passage column of one Queue row.
@@ -795,7 +795,7 @@ fn placement_cells(placement: Placement) -> [Cell; 4] {
             let (shown, at) = block
                 .context
                 .as_ref()
-                .map_or((&*block.text, 0), |(t, at)| (&**t, *at));
+                .map_or((&*block.text, 0), |c| (&*c.text, c.at));
             let passage = match anchor {
                 Some(a) => Cell::Marked(shown.to_string(), a.start + at..a.end + at),
                 None => Cell::text(shown),
@@ -1058,7 +1058,7 @@ mod tests {
 
     #[test]
     fn a_passage_shows_its_element_with_the_anchor_where_the_block_sits() {
-        let found = |context: Option<(Arc<str>, usize)>| {
+        let found = |context: Option<Context>| {
             Placement::Found(Box::new(SuggestedPassage {
                 block: Arc::new(PassageBlock {
                     text: "CONNECT, DISCONNECT".into(),
@@ -1069,8 +1069,10 @@ mod tests {
                 strength: 0.9,
             }))
         };
-        let [passage, anchor, score, note] =
-            placement_cells(found(Some(("See Also CONNECT, DISCONNECT".into(), 9))));
+        let [passage, anchor, score, note] = placement_cells(found(Some(Context {
+            text: "See Also CONNECT, DISCONNECT".into(),
+            at: 9,
+        })));
         assert_eq!(
             passage,
             Cell::Marked("See Also CONNECT, DISCONNECT".into(), 18..28)

@@ -378,7 +378,7 @@ fn place_page(
                             Arc::new(PassageBlock {
                                 text: block.text.as_str().into(),
                                 links: block.links.iter().map(|l| l.range.clone()).collect(),
-                                context: block.context.as_ref().map(|c| (c.text.clone(), c.at)),
+                                context: block.context.clone(),
                             })
                         })
                         .clone();
