@@ -54,6 +54,23 @@ pub struct Query {
     ideal: f64,
     /// The phrases' words, for the anchor choice ([`anchor::phrase_index`]).
     index: Vec<(u64, usize)>,
+    /// The phrases as [`Query::place`] reads them, one allocation for all: each phrase's
+    /// words as indices into `terms` (every phrase word is a term), so the page's postings
+    /// looked up for the BM25 part serve the phrase match too. Millions of pooled rows each
+    /// reach a different destination's query, out of cache: with each phrase's words behind
+    /// a pointer of their own, every phrase cost a cache miss and two hash probes.
+    spans: Box<[PhraseSpan]>,
+    /// The terms of each span, in order.
+    span_terms: Box<[u32]>,
+}
+
+/// A phrase in [`Query::place`]'s form: its words are `span_terms[start..start + len]`.
+#[derive(Debug, Clone, Copy)]
+struct PhraseSpan {
+    start: u32,
+    len: u32,
+    /// The phrase's bonus: its weight times its rarity.
+    value: f64,
 }
 
 /// A suggested place for the link.
@@ -191,11 +208,29 @@ impl Query {
             .map(|p| p.weight * p.rarity)
             .fold(0.0, f64::max);
         let ideal = terms.iter().map(|t| t.1).sum::<f64>() + PHRASE_BONUS * best_phrase;
+        let mut span_terms = Vec::new();
+        let spans = phrases
+            .iter()
+            .map(|p| {
+                let start = span_terms.len() as u32;
+                span_terms.extend(p.words.iter().map(|h| {
+                    // Every phrase word was made a term just above.
+                    terms.iter().position(|t| t.0 == *h).unwrap_or_default() as u32
+                }));
+                PhraseSpan {
+                    start,
+                    len: p.words.len() as u32,
+                    value: p.weight * p.rarity,
+                }
+            })
+            .collect();
         Query {
             index: anchor::phrase_index(&phrases),
             phrases,
             terms,
             ideal,
+            spans,
+            span_terms: span_terms.into(),
         }
     }
 
@@ -203,30 +238,27 @@ impl Query {
     /// best one's weight × rarity; 0 for none). Only blocks holding the phrase's rarest word
     /// on this page, found through the page's postings, are searched for it: a phrase word
     /// every block has (the topic's name) would send the search through the whole page.
-    fn phrase_bonus(&self, page: &Prepared<'_>, bonus: &mut [f64]) {
-        for p in &self.phrases {
-            let Some(pivot) = p
-                .words
-                .iter()
-                .enumerate()
-                .map(|(at, &h)| (page.postings(h).len(), at))
-                .min()
-            else {
+    /// `found[t]` is term `t`'s postings on the page, as looked up for the BM25 part.
+    fn phrase_bonus(&self, page: &Prepared<'_>, found: &[(u32, u32)], bonus: &mut [f64]) {
+        let postings = |t: u32| {
+            let (from, to) = found[t as usize];
+            &page.postings[from as usize..to as usize]
+        };
+        for span in &self.spans {
+            let words = &self.span_terms[span.start as usize..(span.start + span.len) as usize];
+            let Some((count, pivot)) = words.iter().map(|&t| (postings(t).len(), t)).min() else {
                 continue;
             };
-            let (count, at) = pivot;
             if count == 0 {
                 continue;
             }
-            let first = p.words[0];
-            for &(b, _) in page.postings(p.words[at]) {
+            let hash = |i: usize| self.terms[words[i] as usize].0;
+            for &(b, _) in postings(pivot) {
                 let b = b as usize;
-                if page
-                    .hashes(b)
-                    .windows(p.words.len())
-                    .any(|win| win[0] == first && win == p.words.as_slice())
-                {
-                    bonus[b] = f64::max(bonus[b], p.weight * p.rarity);
+                if page.hashes(b).windows(words.len()).any(|win| {
+                    win[0] == hash(0) && win.iter().enumerate().all(|(i, &h)| h == hash(i))
+                }) {
+                    bonus[b] = f64::max(bonus[b], span.value);
                 }
             }
         }
@@ -284,25 +316,43 @@ impl Query {
         // not each of the page's words among the terms. Terms are added in the query's order,
         // as the sum over a block's words always added them, so scores are the same to the bit.
         let n = page.blocks.len();
-        // A page's rows reuse one pair of buffers (millions of rows, a few hundred blocks).
+        // A page's rows reuse one set of buffers (millions of rows, a few hundred blocks).
         let mut scratch = page.scratch.borrow_mut();
-        let (scores, touched) = &mut *scratch;
+        let Scratch {
+            scores,
+            touched,
+            seen,
+            row,
+            found,
+        } = &mut *scratch;
         scores.clear();
         scores.resize(2 * n, 0.0);
+        seen.resize(n, 0);
+        // A row number marks the blocks this row touched, so the marks are never cleared
+        // (and never sorted: ties are broken by block number below).
+        *row = row.wrapping_add(1);
+        if *row == 0 {
+            seen.fill(0);
+            *row = 1;
+        }
         touched.clear();
+        found.clear();
         let (bm25, bonus) = scores.split_at_mut(n);
         for &(h, weight) in &self.terms {
-            for &(b, tf) in page.postings(h) {
-                touched.push(b);
+            let range = page.posting_range(h);
+            found.push(range);
+            for &(b, tf) in &page.postings[range.0 as usize..range.1 as usize] {
+                if seen[b as usize] != *row {
+                    seen[b as usize] = *row;
+                    touched.push(b);
+                }
                 let (b, tf) = (b as usize, f64::from(tf));
                 bm25[b] += weight * tf * (K1 + 1.0) / (tf + page.norm[b]);
             }
         }
-        self.phrase_bonus(page, bonus);
-        touched.sort_unstable();
-        touched.dedup();
+        self.phrase_bonus(page, found, bonus);
         // Only blocks with a query word can score above 0 (a phrase's words are terms), so
-        // only they are looked at, in block order; whether a block already links here is
+        // only they are looked at, in the order reached; whether a block already links here is
         // asked only of a block that would win. When none scores above 0, every block is
         // looked at, to tell "no free block" from "below the floor".
         let free = |i: usize| page.len(i) > 0 && !page.template[i];
@@ -313,7 +363,10 @@ impl Query {
         for i in touched.iter().map(|&b| b as usize) {
             let s = score(i);
             // Ties go to the first block: a link belongs at the first mention.
-            if free(i) && best.is_none_or(|(top, _)| s > top) && !links_to_target(i) {
+            if free(i)
+                && best.is_none_or(|(top, at)| s > top || (s == top && i < at))
+                && !links_to_target(i)
+            {
                 best = Some((s, i));
             }
         }
@@ -340,6 +393,21 @@ impl Query {
     }
 }
 
+/// [`Query::place`]'s buffers for one page.
+#[derive(Debug, Clone, Default)]
+struct Scratch {
+    /// Each block's BM25 part, then each block's phrase bonus.
+    scores: Vec<f64>,
+    /// The blocks the row's query words reach, in the order reached.
+    touched: Vec<u32>,
+    /// Per block, the last row that touched it.
+    seen: Vec<u32>,
+    /// The row being scored (a counter).
+    row: u32,
+    /// Each query term's postings on the page, as a range of `postings`.
+    found: Vec<(u32, u32)>,
+}
+
 /// A source page's blocks with their words and template flags, worked out once and shared
 /// by every destination scored against the page.
 #[derive(Debug, Clone)]
@@ -357,8 +425,8 @@ pub struct Prepared<'a> {
     ids: HashMap<u64, u32, foldhash::fast::RandomState>,
     /// Where each id's postings start (and, last, where they end).
     first: Vec<usize>,
-    /// [`Query::place`]'s buffers: block scores and the blocks a query touched.
-    scratch: RefCell<(Vec<f64>, Vec<u32>)>,
+    /// [`Query::place`]'s buffers, reused by every row of the page.
+    scratch: RefCell<Scratch>,
     /// Each block's BM25 length normalization.
     norm: Vec<f64>,
     template: Vec<bool>,
@@ -446,11 +514,15 @@ impl<'a> Prepared<'a> {
         &self.hashes[self.starts[i]..self.starts[i + 1]]
     }
 
-    /// The blocks holding a word, in block order, with its occurrences in each.
-    fn postings(&self, hash: u64) -> &[(u32, u32)] {
+    /// Where the postings of a word are in `postings`: the blocks holding it, in block
+    /// order, with its occurrences in each (an empty range for a word not on the page).
+    fn posting_range(&self, hash: u64) -> (u32, u32) {
         match self.ids.get(&hash) {
-            Some(&id) => &self.postings[self.first[id as usize]..self.first[id as usize + 1]],
-            None => &[],
+            Some(&id) => (
+                self.first[id as usize] as u32,
+                self.first[id as usize + 1] as u32,
+            ),
+            None => (0, 0),
         }
     }
 }
@@ -524,6 +596,18 @@ mod tests {
         let (range, anchor) = s.anchor.unwrap();
         assert_eq!(anchor, "table partitioning");
         assert_eq!(&s.text[range], "table partitioning");
+    }
+
+    #[test]
+    fn of_equal_places_the_first_mention_wins() {
+        // Blocks 1 and 3 say the same and score the same: the link goes to the first.
+        let html = "<p>Nothing here.</p>\
+                    <p>Large tables can use table partitioning.</p>\
+                    <p>Table sizes grow.</p>\
+                    <p>Large tables can use table partitioning.</p>";
+        let stats = site(&[html]);
+        let s = suggest(&split_html(html), &target(), &stats, &|_| false).unwrap();
+        assert_eq!(s.block, 1);
     }
 
     #[test]

@@ -69,10 +69,11 @@ pub struct PassageBlock {
 pub enum Placement {
     /// No page text was given, so no passage was looked for.
     NotLooked,
-    /// The page text export has no text for the source page: the reason.
-    NoText(String),
-    /// The source's text has no block that fits: the reason.
-    NoPlace(String),
+    /// The page text export has no text for the source page.
+    NoText,
+    /// The source's text has no block that fits, and why (typed: the pool holds millions
+    /// of rows, and the words are needed only for the rows the budget keeps).
+    NoPlace(crate::passage::NoPlace),
     /// The best block.
     Found(Box<SuggestedPassage>),
 }
@@ -131,7 +132,7 @@ impl Candidate {
     pub fn priority(&self) -> f64 {
         let passage = match &self.placement {
             Placement::Found(p) => p.strength.clamp(0.0, 1.0),
-            Placement::NotLooked | Placement::NoText(_) | Placement::NoPlace(_) => 0.0,
+            Placement::NotLooked | Placement::NoText | Placement::NoPlace(_) => 0.0,
         };
         let evidence = 1.0 - (-(f64::from(self.score.max(0.0)) + PASSAGE_WEIGHT * passage)).exp();
         let underlinked = 1.0 / (1.0 + f64::from(self.destination_inlinks).ln_1p());
@@ -778,9 +779,18 @@ fn added_cells<'a>(
 fn placement_cells(placement: Placement) -> [Cell; 4] {
     match placement {
         Placement::NotLooked => [Cell::Empty, Cell::Empty, Cell::Empty, Cell::Empty],
-        Placement::NoText(why) | Placement::NoPlace(why) => {
-            [Cell::Empty, Cell::Empty, Cell::Empty, Cell::text(why)]
-        }
+        Placement::NoText => [
+            Cell::Empty,
+            Cell::Empty,
+            Cell::Empty,
+            Cell::text(crate::passage::NoPlace::NoText.to_string()),
+        ],
+        Placement::NoPlace(why) => [
+            Cell::Empty,
+            Cell::Empty,
+            Cell::Empty,
+            Cell::text(why.to_string()),
+        ],
         Placement::Found(p) => {
             let SuggestedPassage {
                 block,
@@ -1039,7 +1049,7 @@ mod tests {
         c.destination_inlinks = 10;
         let linked = c.priority();
         assert!(linked < stronger && linked > stronger * 0.8, "{linked}");
-        c.placement = Placement::NoPlace("no natural place found".into());
+        c.placement = Placement::NoPlace(crate::passage::NoPlace::BelowFloor { best: 0.01 });
         assert!((c.priority() - linked).abs() < 0.05);
         c.placement = Placement::Found(Box::new(SuggestedPassage {
             block: Arc::new(PassageBlock {

@@ -318,11 +318,10 @@ fn place_all(
         },
     )?;
     scratch.set_ticker(None);
-    let no_text = passage::NoPlace::NoText.to_string();
     for (s, rows) in &rows_of {
         if !done.contains(s) {
             for &(i, _) in rows {
-                candidates[i].placement = Placement::NoText(no_text.clone());
+                candidates[i].placement = Placement::NoText;
             }
         }
     }
@@ -388,8 +387,8 @@ fn place_page(
                         strength,
                     }))
                 }
-                Err(why @ passage::NoPlace::NoText) => Placement::NoText(why.to_string()),
-                Err(why) => Placement::NoPlace(why.to_string()),
+                Err(passage::NoPlace::NoText) => Placement::NoText,
+                Err(why) => Placement::NoPlace(why),
             };
             (i, placement)
         })

@@ -358,7 +358,12 @@ mod tests {
             pair(4, 9, 0.6, Placement::NotLooked),
             pair(1, 7, 0.5, Placement::NotLooked),
             pair(1, 8, 0.5, Placement::NotLooked),
-            pair(5, 6, 2.0, Placement::NoPlace("no natural place".into())),
+            pair(
+                5,
+                6,
+                2.0,
+                Placement::NoPlace(crate::passage::NoPlace::BelowFloor { best: 0.01 }),
+            ),
         ];
         let b = apply_budget(pool, budget);
         // Kept rows come back in the pool's order (the Queue is sorted when it is carried).
