@@ -364,7 +364,7 @@ impl Query {
             let s = score(i);
             // Ties go to the first block: a link belongs at the first mention.
             if free(i)
-                && best.is_none_or(|(top, at)| s > top || (s == top && i < at))
+                && best.is_none_or(|(top, at)| s.total_cmp(&top).then(at.cmp(&i)).is_gt())
                 && !links_to_target(i)
             {
                 best = Some((s, i));
@@ -390,6 +390,17 @@ impl Query {
         stats: &SiteStats,
     ) -> Option<(Range<usize>, String)> {
         anchor::choose(text, links, &words(text), &self.phrases, &self.index, stats)
+    }
+
+    /// [`anchor`](Self::anchor)'s range, with buffers kept from one block to the next.
+    pub fn anchor_in(
+        &self,
+        scratch: &mut anchor::Scratch,
+        text: &str,
+        links: &[Range<usize>],
+        stats: &SiteStats,
+    ) -> Option<Range<usize>> {
+        scratch.choose(text, links, &self.phrases, &self.index, stats)
     }
 }
 

@@ -182,15 +182,14 @@ pub(super) struct Anchoring {
 impl Anchoring {
     /// Choose the suggested anchor in every kept row's passage.
     pub(super) fn choose(&self, kept: &mut [Candidate]) {
-        kept.par_iter_mut().for_each(|c| {
-            if let (Placement::Found(p), Some(query)) =
-                (&mut c.placement, self.queries.get(&c.pages.1))
-            {
-                p.anchor = query
-                    .anchor(&p.block.text, &p.block.links, &self.stats)
-                    .map(|(range, _)| range);
-            }
-        });
+        kept.par_iter_mut()
+            .for_each_init(passage::AnchorScratch::default, |scratch, c| {
+                if let (Placement::Found(p), Some(query)) =
+                    (&mut c.placement, self.queries.get(&c.pages.1))
+                {
+                    p.anchor = query.anchor_in(scratch, &p.block.text, &p.block.links, &self.stats);
+                }
+            });
     }
 }
 
