@@ -111,7 +111,7 @@ fn allowed_span(
 
 /// Every phrase word with its phrase (by index), sorted: a block word finds its phrases by
 /// binary search, not by scanning every phrase (a destination can have dozens). Build it once
-/// per destination: many blocks are searched for the same phrases ([`choose`]).
+/// per destination: many blocks are searched for the same phrases ([`Scratch::choose`]).
 pub fn phrase_index(phrases: &[Phrase]) -> Vec<(u64, usize)> {
     let mut index: Vec<(u64, usize)> = phrases
         .iter()
@@ -123,34 +123,20 @@ pub fn phrase_index(phrases: &[Phrase]) -> Vec<(u64, usize)> {
     index
 }
 
-/// The best anchor span of a block's `text` (its words are `words`, its existing links the
-/// byte ranges `links`) for `phrases`, whose [`phrase_index`] is `index`, with its byte range
-/// in the text; `None` when no span shares a word with any phrase.
-pub fn choose(
-    text: &str,
-    links: &[Range<usize>],
-    words: &[Word],
-    phrases: &[Phrase],
-    index: &[(u64, usize)],
-    stats: &SiteStats,
-) -> Option<(Range<usize>, String)> {
-    let mut buffers = Buffers::default();
-    best_span(text, links, words, phrases, index, stats, &mut buffers)
-        .map(|range| (range.clone(), text[range].to_string()))
-}
-
-/// What [`choose`] allocates, kept from one block to the next: the anchors of a Queue's
-/// hundreds of thousands of rows are chosen a row at a time, and allocation was a fifth of
-/// that time.
+/// The anchor chooser, with what it allocates kept from one block to the next: the anchors
+/// of a Queue's hundreds of thousands of rows are chosen a row at a time, and allocation was
+/// a fifth of that time.
 #[derive(Debug, Default)]
 pub struct Scratch {
     /// The block's words.
-    pub words: Vec<Word>,
+    words: Vec<Word>,
     buffers: Buffers,
 }
 
 impl Scratch {
-    /// [`choose`] on `text`, split into words here, with these buffers; only the range.
+    /// The best anchor span of a block's `text` (its existing links at the byte ranges
+    /// `links`) for `phrases`, whose [`phrase_index`] is `index`, as a byte range of the
+    /// text; `None` when no span shares a word with any phrase.
     pub fn choose(
         &mut self,
         text: &str,
@@ -183,7 +169,7 @@ struct Buffers {
     grown: Vec<Grown>,
 }
 
-/// [`choose`]'s work, in `buffers`.
+/// [`Scratch::choose`]'s work on the block's `words`, in `buffers`.
 fn best_span(
     text: &str,
     links: &[Range<usize>],
@@ -392,7 +378,7 @@ mod tests {
                 Vec::new()
             };
             let index = phrase_index(&phrases);
-            let fast = choose(text, &links, &ws, &phrases, &index, &stats).map(|(r, _)| r);
+            let fast = Scratch::default().choose(text, &links, &phrases, &index, &stats);
             let slow = choose_from_scratch(text, &links, &ws, &phrases, &stats).map(|(_, r)| r);
             assert_eq!(fast, slow, "{text:?}");
             found += usize::from(fast.is_some());

@@ -389,7 +389,9 @@ impl Query {
         links: &[Range<usize>],
         stats: &SiteStats,
     ) -> Option<(Range<usize>, String)> {
-        anchor::choose(text, links, &words(text), &self.phrases, &self.index, stats)
+        anchor::Scratch::default()
+            .choose(text, links, &self.phrases, &self.index, stats)
+            .map(|range| (range.clone(), text[range].to_string()))
     }
 
     /// [`anchor`](Self::anchor)'s range, with buffers kept from one block to the next.
