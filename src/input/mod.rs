@@ -4,6 +4,7 @@
 //! [`Report`](crate::report::Report) and go on; only an unreadable file is an error.
 
 pub mod columns;
+mod decimal;
 pub mod embeddings;
 pub mod inlinks;
 pub mod internal;

@@ -389,8 +389,7 @@ impl Query {
         links: &[Range<usize>],
         stats: &SiteStats,
     ) -> Option<(Range<usize>, String)> {
-        anchor::Scratch::default()
-            .choose(text, links, &self.phrases, &self.index, stats)
+        self.anchor_in(&mut anchor::Scratch::default(), text, links, stats)
             .map(|range| (range.clone(), text[range].to_string()))
     }
 

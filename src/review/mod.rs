@@ -777,20 +777,18 @@ fn added_cells<'a>(
 /// Suggested Passage (the anchor in bold), Suggested Anchor, Passage Score and Passage Note
 /// (why there is none).
 fn placement_cells(placement: Placement) -> [Cell; 4] {
-    match placement {
-        Placement::NotLooked => [Cell::Empty, Cell::Empty, Cell::Empty, Cell::Empty],
-        Placement::NoText => [
-            Cell::Empty,
-            Cell::Empty,
-            Cell::Empty,
-            Cell::text(crate::passage::NoPlace::NoText.to_string()),
-        ],
-        Placement::NoPlace(why) => [
+    let note = |why: crate::passage::NoPlace| {
+        [
             Cell::Empty,
             Cell::Empty,
             Cell::Empty,
             Cell::text(why.to_string()),
-        ],
+        ]
+    };
+    match placement {
+        Placement::NotLooked => [Cell::Empty, Cell::Empty, Cell::Empty, Cell::Empty],
+        Placement::NoText => note(crate::passage::NoPlace::NoText),
+        Placement::NoPlace(why) => note(why),
         Placement::Found(p) => {
             let SuggestedPassage {
                 block,
