@@ -274,7 +274,18 @@ pub fn rank(graph: &Graph, inputs: &Inputs<'_>, options: &Options) -> Ranking {
             && inputs.destination_ok.len() == n,
         "inputs must cover every page"
     );
-    let pool = options.budget.per_destination.map(|c| c.saturating_mul(4));
+    // Without a source cap a destination keeps exactly its best `c`: nothing past them can
+    // survive the budget, so only they are sorted with the rest of the site (a page-text
+    // run's pool is 20 a destination: four times as many would be 8 M rows to sort at 100k).
+    let pool = match options.budget {
+        Budget {
+            per_destination: Some(c),
+            per_source: None,
+        } => Some(c),
+        Budget {
+            per_destination, ..
+        } => per_destination.map(|c| c.saturating_mul(4)),
+    };
     let per_destination: Vec<(Vec<Proposal>, usize)> = (0..n as u32)
         .into_par_iter()
         .map_init(
