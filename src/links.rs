@@ -3,6 +3,7 @@
 //! Frog labels "Content"), and noting links that reach their page only through a redirect.
 
 use std::collections::{BTreeSet, HashMap, HashSet};
+use std::hash::BuildHasher;
 
 use rayon::slice::ParallelSliceMut;
 
@@ -70,6 +71,10 @@ const NO_PATH: u32 = u32::MAX;
 #[derive(Debug, Default)]
 pub struct LinkCollector {
     raw_ids: FastMap<String, Option<u32>>,
+    /// The last Source and the last Destination as written, with their ids: an export lists
+    /// a page's links together (by source or by destination), so one of the two usually
+    /// repeats the row before and needs no hashing.
+    last: [(String, Option<u32>); 2],
     paths: FastMap<String, u32>,
     links: Vec<RawLink>,
     /// Redirect rows (written source → written destination), by URL id.
@@ -85,7 +90,17 @@ type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
 type FastSet<K> = HashSet<K, foldhash::fast::RandomState>;
 
 /// Anchor texts with how many links use each, by written destination URL id.
-type AnchorCounts = HashMap<u32, Vec<(Box<str>, u32)>>;
+type AnchorCounts = FastMap<u32, Vec<KnownAnchor>>;
+
+/// One distinct anchor text of a destination. The hash is compared before the text: a
+/// destination's row is scanned on every body link to it, and comparing up to
+/// [`MAX_ANCHORS`] strings each time was most of what keeping anchors cost the crawl read.
+#[derive(Debug)]
+struct KnownAnchor {
+    hash: u64,
+    text: Box<str>,
+    links: u32,
+}
 
 /// Distinct anchor texts kept per destination: the words other pages use for a page repeat,
 /// so a few dozen say it all, and a million-page site's memory stays bounded.
@@ -99,16 +114,26 @@ impl LinkCollector {
 
     /// Also keep the anchor texts of body links (for passage suggestions).
     pub fn keep_anchors(&mut self) {
-        self.anchors = Some(HashMap::new());
+        self.anchors = Some(FastMap::default());
     }
 
-    fn id(&mut self, raw: &str, urls: &mut UrlTable, rules: &Rules) -> Option<u32> {
-        // Sources repeat on every row of a page: look the written form up before normalizing.
-        if let Some(id) = self.raw_ids.get(raw) {
-            return *id;
+    /// The id of a written URL; `column` is 0 for Source, 1 for Destination.
+    fn id(&mut self, column: usize, raw: &str, urls: &mut UrlTable, rules: &Rules) -> Option<u32> {
+        let last = &mut self.last[column];
+        if last.0 == raw && !raw.is_empty() {
+            return last.1;
         }
-        let id = normalize(raw, rules).ok().map(|u| urls.intern(&u));
-        self.raw_ids.insert(raw.to_string(), id);
+        // URLs repeat on every row of a page: look the written form up before normalizing.
+        let id = if let Some(id) = self.raw_ids.get(raw) {
+            *id
+        } else {
+            let id = normalize(raw, rules).ok().map(|u| urls.intern(&u));
+            self.raw_ids.insert(raw.to_string(), id);
+            id
+        };
+        last.0.clear();
+        last.0.push_str(raw);
+        last.1 = id;
         id
     }
 
@@ -132,8 +157,8 @@ impl LinkCollector {
             return;
         }
         let (Some(source), Some(destination)) = (
-            self.id(link.source, urls, url_rules),
-            self.id(link.destination, urls, url_rules),
+            self.id(0, link.source, urls, url_rules),
+            self.id(1, link.destination, urls, url_rules),
         ) else {
             report.skip(stats, "not an http(s) URL (mailto:, tel:, javascript: ...)");
             return;
@@ -161,11 +186,19 @@ impl LinkCollector {
             && !anchor.is_empty()
             && source != destination
         {
+            let hash = foldhash::fast::FixedState::default().hash_one(anchor);
             let known = anchors.entry(destination).or_default();
-            if let Some((_, n)) = known.iter_mut().find(|(a, _)| &**a == anchor) {
-                *n += 1;
+            if let Some(k) = known
+                .iter_mut()
+                .find(|k| k.hash == hash && &*k.text == anchor)
+            {
+                k.links += 1;
             } else if known.len() < MAX_ANCHORS {
-                known.push((anchor.into(), 1));
+                known.push(KnownAnchor {
+                    hash,
+                    text: anchor.into(),
+                    links: 1,
+                });
             }
         }
         self.links.push(RawLink {
@@ -262,16 +295,21 @@ impl LinkCollector {
         set.reclassified_blocks = blocks.len();
         // Anchors belong to the page a URL resolves to: a link to an old URL names the page
         // it redirects to.
-        for (written, anchors) in self.anchors.into_iter().flatten() {
+        // In URL id order (the order URLs were first seen), so a page reached by several
+        // written URLs lists its anchors the same way on every run.
+        let mut written: Vec<(u32, Vec<KnownAnchor>)> =
+            self.anchors.into_iter().flatten().collect();
+        written.sort_unstable_by_key(|w| w.0);
+        for (written, anchors) in written {
             let (d, via) = page(written);
             if matches!(via, Via::Loop | Via::TooLong) {
                 continue;
             }
             let known = set.anchors.entry(d).or_default();
-            for (anchor, n) in anchors {
-                match known.iter_mut().find(|(a, _)| **a == *anchor) {
-                    Some((_, m)) => *m += n,
-                    None => known.push((anchor.into_string(), n)),
+            for anchor in anchors {
+                match known.iter_mut().find(|(a, _)| **a == *anchor.text) {
+                    Some((_, m)) => *m += anchor.links,
+                    None => known.push((anchor.text.into_string(), anchor.links)),
                 }
             }
         }
