@@ -7,6 +7,7 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 
+use crate::input::inlinks::LinkKind;
 use crate::input::internal::{self, Internal};
 use crate::input::{Table, inlinks};
 use crate::links::{LinkCollector, LinkRules, LinkSet};
@@ -105,7 +106,8 @@ pub fn load(
     }
     let mut hreflang = Vec::new();
     inlinks::read(inlinks_table, report, &mut |report, stats, link| {
-        if inlinks::is_hreflang(link.type_text)
+        if link.kind == LinkKind::Other
+            && inlinks::is_hreflang(link.type_text)
             && let (Ok(from), Ok(to)) = (
                 normalize(link.source, rules),
                 normalize(link.destination, rules),

@@ -78,7 +78,11 @@ pub fn link_kind(type_text: &str) -> LinkKind {
 
 /// Whether a Type cell is an hreflang annotation (`HTML Hreflang`, `HTTP Hreflang`, ...).
 pub fn is_hreflang(type_text: &str) -> bool {
-    type_text.to_ascii_lowercase().contains("hreflang")
+    // Asked of every All Inlinks row: no lowercased copy.
+    type_text
+        .as_bytes()
+        .windows(b"hreflang".len())
+        .any(|w| w.eq_ignore_ascii_case(b"hreflang"))
 }
 
 /// Map a French position name to Screaming Frog's English default names.
