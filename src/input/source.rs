@@ -7,7 +7,6 @@ use std::fs::File;
 use std::io::{self, BufReader, Read};
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
-use std::sync::mpsc;
 
 use calamine::{DataRef, Reader, Xlsx};
 use csv::StringRecord;
@@ -15,7 +14,6 @@ use encoding_rs_io::DecodeReaderBytesBuilder;
 
 use super::InputError;
 pub use super::tokenizer::MAX_RECORD_BYTES;
-use super::tokenizer::Tokenizer;
 
 /// The container a file turned out to be, sniffed from its first bytes, not its name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -300,10 +298,10 @@ impl Source {
         }
     }
 
-    /// Tokenizing runs on its own thread, a batch of rows ahead of `visit`: on an export of
-    /// gigabytes the CSV grammar and the UTF-8 check are half the reading, and the visitor
-    /// (URL interning, the report) is the other half. Rows still reach `visit` one by one, in
-    /// file order, on the calling thread.
+    /// Tokenizing runs on worker threads, chunks of the file ahead of `visit`
+    /// ([`chunks`](super::chunks)): on an export of gigabytes the CSV grammar and the UTF-8
+    /// check are most of the reading, and the visitor (URL interning, the report) the rest.
+    /// Rows still reach `visit` one by one, in file order, on the calling thread.
     fn csv_rows(
         &self,
         delimiter: u8,
@@ -312,95 +310,17 @@ impl Source {
         visit: &mut dyn FnMut(u64, &StringRecord) -> ControlFlow<()>,
         bad: &mut dyn FnMut(u64, String),
     ) -> Result<(), InputError> {
-        let (full_tx, full_rx) = mpsc::sync_channel::<Vec<Item>>(BATCHES_AHEAD);
-        let (empty_tx, empty_rx) = mpsc::channel::<Vec<Item>>();
-        std::thread::scope(|scope| {
-            let producer = scope.spawn(move || {
-                let mut out = Batcher {
-                    full: full_tx,
-                    empty: empty_rx,
-                    batch: Vec::new(),
-                    bytes: 0,
-                    spare: Vec::new(),
-                };
-                let result = self.tokenize(delimiter, encoding, gzip, &mut out);
-                let _ = out.flush();
-                result
-            });
-            'batches: for mut batch in full_rx {
-                for item in &mut batch {
-                    match item {
-                        Item::Row(n, record) => {
-                            if visit(*n, record).is_break() {
-                                break 'batches;
-                            }
-                        }
-                        Item::Bad(n, message) => bad(*n, std::mem::take(message)),
-                    }
-                }
-                // Back to the reading thread for its record buffers; if it has finished, the
-                // batch is simply dropped.
-                let _ = empty_tx.send(batch);
-            }
-            // Leaving the loop drops the receiver, so a reader still going stops at its next
-            // batch (after a `Break`, nothing more is wanted).
-            match producer.join() {
-                Ok(result) => result,
-                Err(panic) => std::panic::resume_unwind(panic),
-            }
-        })
-    }
-
-    /// The CSV grammar over the decoded file, row by row into `out`, on the reading thread.
-    fn tokenize(
-        &self,
-        delimiter: u8,
-        encoding: TextEncoding,
-        gzip: bool,
-        out: &mut Batcher,
-    ) -> Result<(), InputError> {
-        let reader = encoding.decode(raw_reader(&self.path, gzip)?);
-        let mut csv = Tokenizer::new(reader, delimiter);
-        let mut bytes = out.record();
-        // Each row is sent once the next one is read, so the last row of the file is known
-        // when it is sent: a row cut off inside a quoted field is reported, not used.
-        let mut held: Option<csv::ByteRecord> = None;
-        let mut row = 0u64;
-        loop {
-            match csv.read(&mut bytes) {
-                Ok(false) => {
-                    if held.is_some() && csv.ended_in_quotes() {
-                        let _ = out.bad(row, CUT_IN_QUOTES.into());
-                        return Ok(());
-                    }
-                    if let Some(last) = held.take() {
-                        let _ = out.row(row, decode(last));
-                    }
-                    return Ok(());
-                }
-                Ok(true) => {
-                    row += 1;
-                    // Hold the new row and send the previous one.
-                    let previous = held.replace(std::mem::replace(&mut bytes, out.record()));
-                    if let Some(previous) = previous
-                        && out.row(row - 1, decode(previous)).is_break()
-                    {
-                        return Ok(());
-                    }
-                }
-                Err(e) => {
-                    // A truncated gzip stream, an unreadable disk, a row with no end: the rest
-                    // of the file is gone. The rows before it are used.
-                    if let Some(previous) = held.take() {
-                        let _ = out.row(row, decode(previous));
-                    }
-                    return Err(InputError::Io {
-                        path: self.path.clone(),
-                        source: e,
-                    });
-                }
-            }
-        }
+        let path = &self.path;
+        super::chunks::for_each_record(
+            || Ok(encoding.decode(raw_reader(path, gzip)?)),
+            delimiter,
+            &|source| InputError::Io {
+                path: path.clone(),
+                source,
+            },
+            visit,
+            bad,
+        )
     }
 
     fn xlsx_rows(
@@ -596,91 +516,6 @@ fn on_every_line(text: &str, delim: u8) -> bool {
         }
     }
     lines > 0
-}
-
-/// A CSV row as text. A file whose first 64 KiB are UTF-8 but a later row is not (a row pasted
-/// from elsewhere) keeps the row, lossily: URLs and floats are ASCII, so the replacement
-/// characters cannot change a match.
-fn decode(bytes: csv::ByteRecord) -> StringRecord {
-    match StringRecord::from_byte_record(bytes) {
-        Ok(r) => r,
-        Err(e) => StringRecord::from_byte_record_lossy(e.into_byte_record()),
-    }
-}
-
-/// The problem given for a last row that ends inside an open quote.
-const CUT_IN_QUOTES: &str = "it ends inside a quoted field at the end of the file, so it was cut off (an interrupted export or copy); export the file again";
-
-/// Batches in the channel between the reading thread and the visitor.
-const BATCHES_AHEAD: usize = 2;
-/// A batch is sent at this many rows or bytes, whichever comes first: small enough that the
-/// visitor starts at once and the batches in flight stay a few MiB even for rows of 60 KB
-/// (3,072-dimension vectors), large enough that the channel costs nothing per row.
-const BATCH_ROWS: usize = 1024;
-const BATCH_BYTES: usize = 1 << 20;
-
-/// One step of a CSV file as the reading thread found it.
-enum Item {
-    /// A row and its 1-based number.
-    Row(u64, StringRecord),
-    /// A row the grammar refused, with why.
-    Bad(u64, String),
-}
-
-/// The reading thread's end of the channel: fills batches, sends them, and reuses the record
-/// buffers of the batches the visitor sends back.
-struct Batcher {
-    full: mpsc::SyncSender<Vec<Item>>,
-    empty: mpsc::Receiver<Vec<Item>>,
-    batch: Vec<Item>,
-    bytes: usize,
-    spare: Vec<csv::ByteRecord>,
-}
-
-impl Batcher {
-    /// A record buffer to read the next row into.
-    fn record(&mut self) -> csv::ByteRecord {
-        if self.spare.is_empty()
-            && let Ok(returned) = self.empty.try_recv()
-        {
-            self.spare
-                .extend(returned.into_iter().filter_map(|item| match item {
-                    Item::Row(_, r) => Some(r.into_byte_record()),
-                    Item::Bad(..) => None,
-                }));
-        }
-        self.spare.pop().unwrap_or_default()
-    }
-
-    fn row(&mut self, n: u64, record: StringRecord) -> ControlFlow<()> {
-        self.bytes += record.as_byte_record().as_slice().len();
-        self.batch.push(Item::Row(n, record));
-        self.send_if_full()
-    }
-
-    fn bad(&mut self, n: u64, message: String) -> ControlFlow<()> {
-        self.batch.push(Item::Bad(n, message));
-        self.send_if_full()
-    }
-
-    fn send_if_full(&mut self) -> ControlFlow<()> {
-        if self.batch.len() < BATCH_ROWS && self.bytes < BATCH_BYTES {
-            return ControlFlow::Continue(());
-        }
-        self.flush()
-    }
-
-    /// Send what is batched; `Break` once the visitor has stopped listening.
-    fn flush(&mut self) -> ControlFlow<()> {
-        self.bytes = 0;
-        if self.batch.is_empty() {
-            return ControlFlow::Continue(());
-        }
-        match self.full.send(std::mem::take(&mut self.batch)) {
-            Ok(()) => ControlFlow::Continue(()),
-            Err(_) => ControlFlow::Break(()),
-        }
-    }
 }
 
 #[cfg(test)]

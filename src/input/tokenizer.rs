@@ -45,6 +45,22 @@ enum Scan {
     More,
 }
 
+impl Tokenizer<io::Empty> {
+    /// A tokenizer over bytes already read: the whole of them is the file.
+    pub fn from_bytes(bytes: Vec<u8>, delimiter: u8) -> Self {
+        Tokenizer {
+            inner: io::empty(),
+            delimiter,
+            start: 0,
+            end: bytes.len(),
+            buf: bytes,
+            eof: true,
+            cut: false,
+            scratch: Vec::new(),
+        }
+    }
+}
+
 impl<R: Read> Tokenizer<R> {
     /// A tokenizer over `inner`.
     pub fn new(inner: R, delimiter: u8) -> Self {
@@ -62,6 +78,12 @@ impl<R: Read> Tokenizer<R> {
             cut: false,
             scratch: Vec::new(),
         }
+    }
+
+    /// Give back the bytes a tokenizer [`from_bytes`](Tokenizer::from_bytes) was made over.
+    pub fn into_bytes(mut self) -> Vec<u8> {
+        self.buf.truncate(self.end);
+        self.buf
     }
 
     /// Read the next record into `record`: `Ok(false)` at the end of the file.

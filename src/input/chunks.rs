@@ -1,0 +1,582 @@
+//! A CSV file's rows, tokenized on every core and handed over in file order.
+//!
+//! The reading thread cuts the decoded bytes into chunks of about [`CHUNK_BYTES`], each ending
+//! just after a line end with an even number of quotes before it in the chunk: where a
+//! record ends when every quote belongs to a quoted field, as in an export that quotes its
+//! fields. Workers split the chunks with the one grammar ([`Tokenizer`]) and check UTF-8; the
+//! visitor gets the rows one by one, in order, numbered across chunks.
+//!
+//! A cut is checked, not trusted. A quote inside an unquoted field (`5" screen`) is literal
+//! text, so the parity can put a cut inside a quoted field; the chunk's worker then finds
+//! its last record still open at the chunk's end. From that chunk on, the rest of the file
+//! goes through the sequential tokenizer on the visitor's thread, so every file is split
+//! exactly as [`Tokenizer`] splits it, only more slowly after such a quote. The differential
+//! test below holds the two to that.
+
+use std::io::{self, Read};
+use std::ops::ControlFlow;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, mpsc};
+
+use csv::{ByteRecord, StringRecord};
+
+use super::InputError;
+use super::tokenizer::{MAX_RECORD_BYTES, Tokenizer};
+
+/// Bytes a chunk is read up to before it is cut: small enough that the first rows reach the
+/// visitor at once and the chunks in flight stay a few MiB, large enough that a chunk's
+/// hand-offs cost nothing per row (a 60 KB row of a 3,072-dimension vector still leaves 17).
+const CHUNK_BYTES: usize = 1 << 20;
+
+/// Chunks read ahead of the visitor, per worker.
+const AHEAD_PER_WORKER: usize = 4;
+
+/// The problem given for a last row that ends inside an open quote.
+pub(super) const CUT_IN_QUOTES: &str = "it ends inside a quoted field at the end of the file, so it was cut off (an interrupted export or copy); export the file again";
+
+/// One record of a chunk.
+enum Item {
+    /// A row.
+    Row(StringRecord),
+    /// A row the grammar refused, with why.
+    Bad(&'static str),
+}
+
+/// Bytes that end at a cut (or at the end of the file).
+struct Chunk {
+    bytes: Vec<u8>,
+    /// The file ends with this chunk: whatever it ends with is the last record.
+    last: bool,
+}
+
+/// A chunk as its worker split it.
+struct Done {
+    /// Its bytes, kept for the sequential tokenizer if the cut turns out wrong.
+    bytes: Vec<u8>,
+    /// Its records, in order.
+    items: Vec<Item>,
+    /// The records are the file's: the chunk's last record ended at its end (or the file
+    /// ends here), and splitting did not fail.
+    clean: bool,
+}
+
+/// What the reading thread hands the visitor, in file order.
+enum Msg {
+    /// A chunk, split by a worker once it is done.
+    Chunk(mpsc::Receiver<Done>),
+    /// Reading failed here; the reading thread's result says why.
+    Failed,
+}
+
+/// How many workers tokenize: every core, up to four (the visitor and the reading thread
+/// need their share too).
+fn workers() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get().clamp(1, 4))
+}
+
+/// Call `visit` with every record of the decoded text `open` returns, numbered from 1,
+/// until it breaks; a last row cut off inside quotes goes to `bad` instead. A read error
+/// ends the file: the rows before it are visited, and `io_error` turns it into the error.
+pub(super) fn for_each_record(
+    open: impl FnOnce() -> Result<Box<dyn Read>, InputError> + Send,
+    delimiter: u8,
+    io_error: &(dyn Fn(io::Error) -> InputError + Sync),
+    visit: &mut dyn FnMut(u64, &StringRecord) -> ControlFlow<()>,
+    bad: &mut dyn FnMut(u64, String),
+) -> Result<(), InputError> {
+    in_chunks(open, delimiter, CHUNK_BYTES, io_error, visit, bad)
+}
+
+/// [`for_each_record`] with chunks of `chunk_bytes` (small ones in tests).
+fn in_chunks(
+    open: impl FnOnce() -> Result<Box<dyn Read>, InputError> + Send,
+    delimiter: u8,
+    chunk_bytes: usize,
+    io_error: &(dyn Fn(io::Error) -> InputError + Sync),
+    visit: &mut dyn FnMut(u64, &StringRecord) -> ControlFlow<()>,
+    bad: &mut dyn FnMut(u64, String),
+) -> Result<(), InputError> {
+    let workers = workers();
+    let (order_tx, order_rx) = mpsc::sync_channel::<Msg>(workers * AHEAD_PER_WORKER);
+    let (job_tx, job_rx) = mpsc::sync_channel::<(Chunk, mpsc::SyncSender<Done>)>(workers);
+    let (spare_tx, spare_rx) = mpsc::channel::<Vec<u8>>();
+    let jobs = Mutex::new(job_rx);
+    let records: Mutex<Vec<Vec<ByteRecord>>> = Mutex::new(Vec::new());
+    // Set once a cut was wrong: the workers stop splitting what is now read sequentially.
+    let sequential = AtomicBool::new(false);
+    std::thread::scope(|scope| {
+        let reader = scope.spawn(move || -> Result<(), InputError> {
+            let mut input = open()?;
+            let result = cut_chunks(&mut *input, chunk_bytes, &spare_rx, &mut |chunk| {
+                let (done_tx, done_rx) = mpsc::sync_channel(1);
+                if order_tx.send(Msg::Chunk(done_rx)).is_err()
+                    || job_tx.send((chunk, done_tx)).is_err()
+                {
+                    return ControlFlow::Break(());
+                }
+                ControlFlow::Continue(())
+            });
+            if result.is_err() {
+                let _ = order_tx.send(Msg::Failed);
+            }
+            result.map_err(io_error)
+        });
+        let pool: Vec<_> = (0..workers)
+            .map(|_| {
+                scope.spawn(|| {
+                    loop {
+                        let job = jobs.lock().map_or(None, |rx| rx.recv().ok());
+                        let Some((chunk, done)) = job else { return };
+                        let split = if sequential.load(Ordering::Relaxed) {
+                            Done {
+                                bytes: chunk.bytes,
+                                items: Vec::new(),
+                                clean: false,
+                            }
+                        } else {
+                            let spare = records.lock().map_or(None, |mut r| r.pop());
+                            split(chunk, delimiter, spare.unwrap_or_default())
+                        };
+                        let _ = done.send(split);
+                    }
+                })
+            })
+            .collect();
+        let order = Order {
+            rx: order_rx,
+            sequential: &sequential,
+            records: &records,
+            spare: spare_tx,
+        };
+        let visited = order.visit(delimiter, visit, bad);
+        // `order` is gone: a reader still going (after a `Break`) stops at its next chunk.
+        let read = match reader.join() {
+            Ok(result) => result,
+            Err(panic) => std::panic::resume_unwind(panic),
+        };
+        for worker in pool {
+            if let Err(panic) = worker.join() {
+                std::panic::resume_unwind(panic);
+            }
+        }
+        // The reader's own error says more than what the sequential tokenizer met after it.
+        read.and(visited.map_err(io_error))
+    })
+}
+
+/// The visitor's end: the chunks in file order, and what goes back for reuse.
+struct Order<'a> {
+    rx: mpsc::Receiver<Msg>,
+    sequential: &'a AtomicBool,
+    records: &'a Mutex<Vec<Vec<ByteRecord>>>,
+    spare: mpsc::Sender<Vec<u8>>,
+}
+
+impl Order<'_> {
+    /// Each chunk's rows in order; after a wrong cut, the rest of the file through the
+    /// sequential tokenizer.
+    fn visit(
+        self,
+        delimiter: u8,
+        visit: &mut dyn FnMut(u64, &StringRecord) -> ControlFlow<()>,
+        bad: &mut dyn FnMut(u64, String),
+    ) -> io::Result<()> {
+        let mut rows = 0u64;
+        loop {
+            // A worker that panicked drops its sender; joining it re-raises the panic.
+            let Ok(Msg::Chunk(done)) = self.rx.recv() else {
+                return Ok(());
+            };
+            let Ok(done) = done.recv() else {
+                return Ok(());
+            };
+            if !done.clean {
+                self.sequential.store(true, Ordering::Relaxed);
+                let rest = Rest {
+                    rx: &self.rx,
+                    current: io::Cursor::new(done.bytes),
+                };
+                return read_sequentially(rest, delimiter, rows, visit, bad);
+            }
+            let mut reuse = Vec::with_capacity(done.items.len());
+            for item in done.items {
+                rows += 1;
+                match item {
+                    Item::Row(record) => {
+                        let flow = visit(rows, &record);
+                        reuse.push(record.into_byte_record());
+                        if flow.is_break() {
+                            return Ok(());
+                        }
+                    }
+                    Item::Bad(message) => bad(rows, message.to_string()),
+                }
+            }
+            if let Ok(mut records) = self.records.lock() {
+                records.push(reuse);
+            }
+            let _ = self.spare.send(done.bytes);
+        }
+    }
+}
+
+/// The file from a chunk on, as bytes again, for the sequential tokenizer.
+struct Rest<'a> {
+    rx: &'a mpsc::Receiver<Msg>,
+    current: io::Cursor<Vec<u8>>,
+}
+
+impl Read for Rest<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        loop {
+            let n = self.current.read(buf)?;
+            if n > 0 || buf.is_empty() {
+                return Ok(n);
+            }
+            match self.rx.recv() {
+                Ok(Msg::Chunk(done)) => match done.recv() {
+                    Ok(done) => self.current = io::Cursor::new(done.bytes),
+                    Err(_) => return Ok(0),
+                },
+                Ok(Msg::Failed) => return Err(io::Error::other("reading the file failed")),
+                Err(_) => return Ok(0),
+            }
+        }
+    }
+}
+
+/// Cut the text into chunks and `send` them, until the end of the file or a `Break`.
+fn cut_chunks(
+    input: &mut dyn Read,
+    chunk_bytes: usize,
+    spare: &mpsc::Receiver<Vec<u8>>,
+    send: &mut dyn FnMut(Chunk) -> ControlFlow<()>,
+) -> io::Result<()> {
+    let mut carry: Vec<u8> = Vec::new();
+    let mut want = chunk_bytes;
+    loop {
+        let mut bytes = spare.try_recv().unwrap_or_default();
+        bytes.clear();
+        bytes.append(&mut carry);
+        let missing = want.saturating_sub(bytes.len());
+        let eof = match Read::take(&mut *input, missing as u64).read_to_end(&mut bytes) {
+            Ok(n) => n < missing,
+            Err(e) => {
+                // The complete rows read before the error are used.
+                if let Some(cut) = cut_point(&bytes) {
+                    bytes.truncate(cut);
+                    let _ = send(Chunk { bytes, last: false });
+                }
+                return Err(e);
+            }
+        };
+        if eof {
+            let _ = send(Chunk { bytes, last: true });
+            return Ok(());
+        }
+        match cut_point(&bytes) {
+            Some(cut) => {
+                carry.extend_from_slice(&bytes[cut..]);
+                bytes.truncate(cut);
+                want = chunk_bytes;
+            }
+            // A record longer than the chunk: read on until it ends.
+            None if bytes.len() <= MAX_RECORD_BYTES => {
+                want = bytes.len() * 2;
+                carry = bytes;
+                continue;
+            }
+            // Longer than any export row: sent as it is; its worker finds it open and the
+            // sequential tokenizer refuses it.
+            None => {}
+        }
+        if send(Chunk { bytes, last: false }).is_break() {
+            return Ok(());
+        }
+    }
+}
+
+/// Where a chunk of `bytes` can end: just after the last line end with an even number of
+/// quotes before it.
+fn cut_point(bytes: &[u8]) -> Option<usize> {
+    // The scan back is short: it stops at the last row's end.
+    let mut odd = odd_quotes(bytes);
+    let mut end = bytes.len();
+    loop {
+        let at = memchr::memrchr3(b'"', b'\n', b'\r', &bytes[..end])?;
+        if bytes[at] == b'"' {
+            odd = !odd;
+        } else if !odd {
+            return Some(at + 1);
+        }
+        end = at;
+    }
+}
+
+/// Whether `bytes` hold an odd number of quotes. Only the parity counts, so it is an XOR of
+/// 64 lanes of bytes, which vectorises (a count of matches into a `usize` ran at a tenth
+/// of the speed and was the reading thread's largest cost).
+fn odd_quotes(bytes: &[u8]) -> bool {
+    const LANES: usize = 64;
+    let mut lanes = [0u8; LANES];
+    let blocks = bytes.chunks_exact(LANES);
+    let tail = blocks
+        .remainder()
+        .iter()
+        .fold(0u8, |acc, &b| acc ^ u8::from(b == b'"'));
+    for block in blocks {
+        for (lane, &b) in lanes.iter_mut().zip(block) {
+            *lane ^= u8::from(b == b'"');
+        }
+    }
+    lanes.iter().fold(tail, |acc, &l| acc ^ l) == 1
+}
+
+/// A worker's part: the chunk's records, UTF-8 checked.
+fn split(chunk: Chunk, delimiter: u8, mut spare: Vec<ByteRecord>) -> Done {
+    let ends_line = matches!(chunk.bytes.last(), Some(b'\n' | b'\r'));
+    let len = chunk.bytes.len();
+    let mut csv = Tokenizer::from_bytes(chunk.bytes, delimiter);
+    let mut items = Vec::new();
+    let mut record = spare.pop().unwrap_or_default();
+    let failed = loop {
+        match csv.read(&mut record) {
+            Ok(true) => {
+                let next = spare.pop().unwrap_or_default();
+                items.push(Item::Row(decode(std::mem::replace(&mut record, next))));
+            }
+            Ok(false) => break false,
+            Err(_) => break true,
+        }
+    };
+    let cut = csv.ended_in_quotes();
+    if chunk.last
+        && cut
+        && let Some(last) = items.last_mut()
+    {
+        *last = Item::Bad(CUT_IN_QUOTES);
+    }
+    Done {
+        bytes: csv.into_bytes(),
+        items,
+        // A chunk longer than any record may be goes to the sequential tokenizer, which
+        // refuses a record past that length even where the file ends.
+        clean: !failed && len <= MAX_RECORD_BYTES && (chunk.last || (ends_line && !cut)),
+    }
+}
+
+/// The records of `reader` one at a time, numbered on from `rows`: each is visited once the
+/// next is read, so the file's last record is known, and reported when it ends inside
+/// quotes. A read error ends the file: the rows before it are visited, then the error.
+fn read_sequentially(
+    reader: impl Read,
+    delimiter: u8,
+    mut rows: u64,
+    visit: &mut dyn FnMut(u64, &StringRecord) -> ControlFlow<()>,
+    bad: &mut dyn FnMut(u64, String),
+) -> io::Result<()> {
+    let mut csv = Tokenizer::new(reader, delimiter);
+    let mut bytes = ByteRecord::new();
+    let mut held: Option<StringRecord> = None;
+    loop {
+        match csv.read(&mut bytes) {
+            Ok(false) => {
+                if let Some(last) = held.take() {
+                    if csv.ended_in_quotes() {
+                        bad(rows, CUT_IN_QUOTES.to_string());
+                    } else {
+                        let _ = visit(rows, &last);
+                    }
+                }
+                return Ok(());
+            }
+            Ok(true) => {
+                rows += 1;
+                let previous = held.replace(decode(std::mem::take(&mut bytes)));
+                if let Some(previous) = previous
+                    && visit(rows - 1, &previous).is_break()
+                {
+                    return Ok(());
+                }
+            }
+            Err(e) => {
+                if let Some(previous) = held.take() {
+                    let _ = visit(rows, &previous);
+                }
+                return Err(e);
+            }
+        }
+    }
+}
+
+/// A CSV row as text. A file whose first 64 KiB are UTF-8 but a later row is not (a row pasted
+/// from elsewhere) keeps the row, lossily: URLs and floats are ASCII, so the replacement
+/// characters cannot change a match.
+fn decode(bytes: ByteRecord) -> StringRecord {
+    match StringRecord::from_byte_record(bytes) {
+        Ok(r) => r,
+        Err(e) => StringRecord::from_byte_record_lossy(e.into_byte_record()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::fmt::Write;
+
+    use super::*;
+    use crate::rng::Rng;
+
+    /// What a file gives: visited rows and bad rows with their numbers, and the error.
+    type Outcome = (Vec<(u64, Result<Vec<String>, String>)>, Option<String>);
+
+    fn error(e: io::Error) -> InputError {
+        InputError::Io {
+            path: "t.csv".into(),
+            source: e,
+        }
+    }
+
+    fn chunked(open: impl FnOnce() -> Box<dyn Read> + Send, chunk_bytes: usize) -> Outcome {
+        let mut out = Vec::new();
+        let bad = std::cell::RefCell::new(Vec::new());
+        let result = in_chunks(
+            || Ok(open()),
+            b',',
+            chunk_bytes,
+            &error,
+            &mut |n, r| {
+                out.push((n, Ok(r.iter().map(str::to_string).collect())));
+                ControlFlow::Continue(())
+            },
+            &mut |n, m| bad.borrow_mut().push((n, Err(m))),
+        );
+        out.extend(bad.into_inner());
+        out.sort_by_key(|r| r.0);
+        (out, result.err().map(|e| e.to_string()))
+    }
+
+    fn sequential(reader: impl Read) -> Outcome {
+        let out = std::cell::RefCell::new(Vec::new());
+        let result = read_sequentially(
+            reader,
+            b',',
+            0,
+            &mut |n, r| {
+                let row = r.iter().map(str::to_string).collect();
+                out.borrow_mut().push((n, Ok(row)));
+                ControlFlow::Continue(())
+            },
+            &mut |n, m| out.borrow_mut().push((n, Err(m))),
+        );
+        (out.into_inner(), result.err().map(|e| error(e).to_string()))
+    }
+
+    #[test]
+    fn chunks_split_every_file_as_the_sequential_tokenizer_does() {
+        // Stray quotes (`a"b`, text after a closing quote) make the quote parity lie: those
+        // files must still split alike, through the fallback.
+        let alphabet = b"ab,,\"\"\"\n\n\r x";
+        let mut rng = Rng::new(11);
+        let mut fell_back = 0;
+        for case in 0..1_000 {
+            let len = rng.below(60);
+            let bytes: Vec<u8> = (0..len)
+                .map(|_| alphabet[rng.below(alphabet.len())])
+                .collect();
+            let expected = sequential(&bytes[..]);
+            for chunk in [1, 5, 1 << 10] {
+                let b = bytes.clone();
+                let got = chunked(move || Box::new(io::Cursor::new(b)), chunk);
+                assert_eq!(
+                    got,
+                    expected,
+                    "case {case}, chunks of {chunk}: {:?}",
+                    String::from_utf8_lossy(&bytes)
+                );
+            }
+            let mut rows = Vec::new();
+            let _ = cut_chunks(&mut &bytes[..], 5, &mpsc::channel().1, &mut |c| {
+                rows.push(split(c, b',', Vec::new()).clean);
+                ControlFlow::Continue(())
+            });
+            fell_back += usize::from(rows.contains(&false));
+        }
+        // The random files do exercise the fallback.
+        assert!(fell_back > 30, "{fell_back}");
+    }
+
+    #[test]
+    fn an_export_reads_in_many_chunks_with_rows_numbered_across_them() {
+        let mut file = String::from("\"Source\",\"Anchor\"\r\n");
+        for i in 0..500 {
+            let _ = write!(file, "\"https://a/{i}\",\"say \"\"{i}\"\"\nagain\"\r\n");
+        }
+        let expected = sequential(file.as_bytes());
+        assert_eq!(expected.0.len(), 501);
+        let got = chunked(move || Box::new(io::Cursor::new(file.into_bytes())), 64);
+        assert_eq!(got, expected);
+        assert_eq!(got.0[500].1.as_ref().unwrap()[1], "say \"499\"\nagain");
+    }
+
+    #[test]
+    fn a_record_without_end_is_refused_as_the_sequential_tokenizer_refuses_it() {
+        let mut file = b"a,b\n".to_vec();
+        file.resize(MAX_RECORD_BYTES + 4096, b'x');
+        let expected = sequential(&file[..]);
+        assert!(expected.1.as_deref().unwrap().contains("no line end"));
+        let got = chunked(move || Box::new(io::Cursor::new(file)), CHUNK_BYTES);
+        assert_eq!(got, expected);
+    }
+
+    /// Gives `bytes`, then fails.
+    struct Failing(io::Cursor<Vec<u8>>);
+
+    impl Read for Failing {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            match self.0.read(buf)? {
+                0 => Err(io::Error::other("disk gone")),
+                n => Ok(n),
+            }
+        }
+    }
+
+    #[test]
+    fn a_read_error_keeps_the_rows_before_it_and_is_reported() {
+        let file = b"a,b\nc,d\ne,\"f\ng\"\nh,i\nj".to_vec();
+        for cut in [0, 3, 5, 9, 14, 18, file.len()] {
+            let part = file[..cut].to_vec();
+            let expected = sequential(Failing(io::Cursor::new(part.clone())));
+            assert!(expected.1.as_deref().unwrap().contains("disk gone"));
+            for chunk in [1, 4, 64] {
+                let p = part.clone();
+                let got = chunked(move || Box::new(Failing(io::Cursor::new(p))), chunk);
+                assert_eq!(got, expected, "cut {cut}, chunks of {chunk}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_break_stops_the_reading() {
+        let file: Vec<u8> = (0..10_000)
+            .flat_map(|i| format!("{i},x\n").into_bytes())
+            .collect();
+        let mut seen = 0;
+        let result = in_chunks(
+            || Ok(Box::new(io::Cursor::new(file))),
+            b',',
+            64,
+            &error,
+            &mut |_, _| {
+                seen += 1;
+                if seen == 100 {
+                    ControlFlow::Break(())
+                } else {
+                    ControlFlow::Continue(())
+                }
+            },
+            &mut |_, _| {},
+        );
+        assert!(result.is_ok());
+        assert_eq!(seen, 100);
+    }
+}
