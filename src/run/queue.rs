@@ -83,16 +83,15 @@ pub(super) fn candidates(
         })
         .filter(|&(_, s, d)| compared.allowed(config, s, d))
         .collect();
-    // One shared copy of each page's URL, however many pairs it is in.
-    let mut shared: HashMap<u32, Arc<str>> = HashMap::new();
+    // One shared copy of each page's URL, however many pairs it is in: by URL id, which is
+    // dense (a hash map here was two lookups per pair, millions of pairs with page text).
+    let mut shared: Vec<Option<Arc<str>>> = vec![None; crawl.urls.len()];
     for &(_, s, d) in &allowed {
         for id in [s, d] {
-            shared
-                .entry(id)
-                .or_insert_with(|| crawl.urls.url(id).into());
+            shared[id as usize].get_or_insert_with(|| crawl.urls.url(id).into());
         }
     }
-    let url = |id: u32| shared[&id].clone();
+    let url = |id: u32| shared[id as usize].clone().unwrap_or_else(|| Arc::from(""));
     let no_fingerprint: Arc<str> = Arc::from("");
     let fingerprint = |id: u32| fingerprints.get(&id).unwrap_or(&no_fingerprint).clone();
     let no_signals: Arc<[Option<f64>]> = signals.map_or_else(
