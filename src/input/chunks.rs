@@ -16,7 +16,7 @@
 use std::io::{self, Read};
 use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Mutex, mpsc};
+use std::sync::{Arc, Mutex, mpsc};
 
 use csv::{ByteRecord, StringRecord};
 
@@ -101,7 +101,9 @@ fn in_chunks(
     let (order_tx, order_rx) = mpsc::sync_channel::<Msg>(workers * AHEAD_PER_WORKER);
     let (job_tx, job_rx) = mpsc::sync_channel::<(Chunk, mpsc::SyncSender<Done>)>(workers);
     let (spare_tx, spare_rx) = mpsc::channel::<Vec<u8>>();
-    let jobs = Mutex::new(job_rx);
+    // The workers own the job queue: should they all stop (a panic), the reader's next send
+    // fails instead of waiting for ever.
+    let jobs = Arc::new(Mutex::new(job_rx));
     let records: Mutex<Vec<Vec<ByteRecord>>> = Mutex::new(Vec::new());
     // Set once a cut was wrong: the workers stop splitting what is now read sequentially.
     let sequential = AtomicBool::new(false);
@@ -124,7 +126,9 @@ fn in_chunks(
         });
         let pool: Vec<_> = (0..workers)
             .map(|_| {
-                scope.spawn(|| {
+                let jobs = Arc::clone(&jobs);
+                let (records, sequential) = (&records, &sequential);
+                scope.spawn(move || {
                     loop {
                         let job = jobs.lock().map_or(None, |rx| rx.recv().ok());
                         let Some((chunk, done)) = job else { return };
@@ -143,6 +147,7 @@ fn in_chunks(
                 })
             })
             .collect();
+        drop(jobs);
         let order = Order {
             rx: order_rx,
             sequential: &sequential,
