@@ -32,7 +32,7 @@ const CHUNK_BYTES: usize = 1 << 20;
 const AHEAD_PER_WORKER: usize = 4;
 
 /// The problem given for a last row that ends inside an open quote.
-pub(super) const CUT_IN_QUOTES: &str = "it ends inside a quoted field at the end of the file, so it was cut off (an interrupted export or copy); export the file again";
+const CUT_IN_QUOTES: &str = "it ends inside a quoted field at the end of the file, so it was cut off (an interrupted export or copy); export the file again";
 
 /// One record of a chunk.
 enum Item {
