@@ -47,6 +47,9 @@ struct Chunk {
     bytes: Vec<u8>,
     /// The file ends with this chunk: whatever it ends with is the last record.
     last: bool,
+    /// Not cut: the bytes before a read error, or after a wrong cut. They go to the
+    /// sequential tokenizer as they are.
+    uncut: bool,
 }
 
 /// A chunk as its worker split it.
@@ -64,8 +67,33 @@ struct Done {
 enum Msg {
     /// A chunk, split by a worker once it is done.
     Chunk(mpsc::Receiver<Done>),
+    /// The file ended.
+    End,
     /// Reading failed here; the reading thread's result says why.
     Failed,
+}
+
+/// The sequential tokenizer met the end of what the reading thread read: a read error, or
+/// a thread that stopped (its panic is raised when it is joined).
+#[derive(Debug)]
+struct Stopped;
+
+impl std::fmt::Display for Stopped {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("the file could not be read to its end")
+    }
+}
+
+impl std::error::Error for Stopped {}
+
+fn stopped() -> io::Error {
+    io::Error::other(Stopped)
+}
+
+fn is_stopped(e: &io::Error) -> bool {
+    e.get_ref()
+        .and_then(|inner| inner.downcast_ref::<Stopped>())
+        .is_some()
 }
 
 /// How many workers tokenize: every core, up to four. The visitor and the float parser
@@ -88,6 +116,16 @@ pub(super) fn for_each_record(
     in_chunks(open, delimiter, CHUNK_BYTES, io_error, visit, bad)
 }
 
+/// How the visitor's side ended.
+enum Visited {
+    /// Every row was visited (or the reading thread's error was reached).
+    All,
+    /// The visitor broke: what the reading thread met after that does not count.
+    Broke,
+    /// The sequential tokenizer's own error (a record too long), met first in the file.
+    Failed(io::Error),
+}
+
 /// [`for_each_record`] with chunks of `chunk_bytes` (small ones in tests).
 fn in_chunks(
     open: impl FnOnce() -> Result<Box<dyn Read>, InputError> + Send,
@@ -105,12 +143,14 @@ fn in_chunks(
     // fails instead of waiting for ever.
     let jobs = Arc::new(Mutex::new(job_rx));
     let records: Mutex<Vec<Vec<ByteRecord>>> = Mutex::new(Vec::new());
-    // Set once a cut was wrong: the workers stop splitting what is now read sequentially.
+    // Set once a cut was wrong: the reader stops cutting and the workers stop splitting what
+    // is now read sequentially.
     let sequential = AtomicBool::new(false);
     std::thread::scope(|scope| {
+        let sequential_ref = &sequential;
         let reader = scope.spawn(move || -> Result<(), InputError> {
             let mut input = open()?;
-            let result = cut_chunks(&mut *input, chunk_bytes, &spare_rx, &mut |chunk| {
+            let mut send = |chunk| {
                 let (done_tx, done_rx) = mpsc::sync_channel(1);
                 if order_tx.send(Msg::Chunk(done_rx)).is_err()
                     || job_tx.send((chunk, done_tx)).is_err()
@@ -118,10 +158,19 @@ fn in_chunks(
                     return ControlFlow::Break(());
                 }
                 ControlFlow::Continue(())
+            };
+            let result = cut_chunks(
+                &mut *input,
+                chunk_bytes,
+                &spare_rx,
+                sequential_ref,
+                &mut send,
+            );
+            let _ = order_tx.send(if result.is_ok() {
+                Msg::End
+            } else {
+                Msg::Failed
             });
-            if result.is_err() {
-                let _ = order_tx.send(Msg::Failed);
-            }
             result.map_err(io_error)
         });
         let pool: Vec<_> = (0..workers)
@@ -132,7 +181,7 @@ fn in_chunks(
                     loop {
                         let job = jobs.lock().map_or(None, |rx| rx.recv().ok());
                         let Some((chunk, done)) = job else { return };
-                        let split = if sequential.load(Ordering::Relaxed) {
+                        let split = if chunk.uncut || sequential.load(Ordering::Relaxed) {
                             Done {
                                 bytes: chunk.bytes,
                                 items: Vec::new(),
@@ -165,8 +214,13 @@ fn in_chunks(
                 std::panic::resume_unwind(panic);
             }
         }
-        // The reader's own error says more than what the sequential tokenizer met after it.
-        read.and(visited.map_err(io_error))
+        // As the sequential reader: after a `Break` nothing further counts, and of two
+        // errors the one met first in the file is given.
+        match visited {
+            Visited::Broke => Ok(()),
+            Visited::All => read,
+            Visited::Failed(e) => Err(io_error(e)),
+        }
     })
 }
 
@@ -186,15 +240,16 @@ impl Order<'_> {
         delimiter: u8,
         visit: &mut dyn FnMut(u64, &StringRecord) -> ControlFlow<()>,
         bad: &mut dyn FnMut(u64, String),
-    ) -> io::Result<()> {
+    ) -> Visited {
         let mut rows = 0u64;
         loop {
-            // A worker that panicked drops its sender; joining it re-raises the panic.
+            // End, a read error (the reader's result says which), or a thread that stopped
+            // (its panic is raised when it is joined).
             let Ok(Msg::Chunk(done)) = self.rx.recv() else {
-                return Ok(());
+                return Visited::All;
             };
             let Ok(done) = done.recv() else {
-                return Ok(());
+                return Visited::All;
             };
             if !done.clean {
                 self.sequential.store(true, Ordering::Relaxed);
@@ -202,7 +257,18 @@ impl Order<'_> {
                     rx: &self.rx,
                     current: io::Cursor::new(done.bytes),
                 };
-                return read_sequentially(rest, delimiter, rows, visit, bad);
+                let mut broke = false;
+                let mut visit = |n, r: &StringRecord| {
+                    let flow = visit(n, r);
+                    broke |= flow.is_break();
+                    flow
+                };
+                return match read_sequentially(rest, delimiter, rows, &mut visit, bad) {
+                    _ if broke => Visited::Broke,
+                    Ok(()) => Visited::All,
+                    Err(e) if is_stopped(&e) => Visited::All,
+                    Err(e) => Visited::Failed(e),
+                };
             }
             let mut reuse = Vec::with_capacity(done.items.len());
             for item in done.items {
@@ -212,7 +278,7 @@ impl Order<'_> {
                         let flow = visit(rows, &record);
                         reuse.push(record.into_byte_record());
                         if flow.is_break() {
-                            return Ok(());
+                            return Visited::Broke;
                         }
                     }
                     Item::Bad(message) => bad(rows, message.to_string()),
@@ -242,20 +308,22 @@ impl Read for Rest<'_> {
             match self.rx.recv() {
                 Ok(Msg::Chunk(done)) => match done.recv() {
                     Ok(done) => self.current = io::Cursor::new(done.bytes),
-                    Err(_) => return Ok(0),
+                    Err(_) => return Err(stopped()),
                 },
-                Ok(Msg::Failed) => return Err(io::Error::other("reading the file failed")),
-                Err(_) => return Ok(0),
+                Ok(Msg::End) => return Ok(0),
+                Ok(Msg::Failed) | Err(_) => return Err(stopped()),
             }
         }
     }
 }
 
-/// Cut the text into chunks and `send` them, until the end of the file or a `Break`.
+/// Cut the text into chunks and `send` them, until the end of the file or a `Break`. Once
+/// `sequential` is set the cuts no longer matter: the bytes go on in chunks as read.
 fn cut_chunks(
     input: &mut dyn Read,
     chunk_bytes: usize,
     spare: &mpsc::Receiver<Vec<u8>>,
+    sequential: &AtomicBool,
     send: &mut dyn FnMut(Chunk) -> ControlFlow<()>,
 ) -> io::Result<()> {
     let mut carry: Vec<u8> = Vec::new();
@@ -271,23 +339,36 @@ fn cut_chunks(
         let eof = match Read::take(&mut *input, missing as u64).read_to_end(&mut bytes) {
             Ok(n) => n < missing,
             Err(e) => {
-                // The complete rows read before the error are used.
-                if let Some(cut) = cut_point(&bytes) {
-                    bytes.truncate(cut);
-                    let _ = send(Chunk { bytes, last: false });
+                // Everything read before the error goes to the sequential tokenizer, which
+                // visits the complete rows in it and then meets the error, as it would have.
+                if !bytes.is_empty() {
+                    let _ = send(Chunk {
+                        bytes,
+                        last: false,
+                        uncut: true,
+                    });
                 }
                 return Err(e);
             }
         };
-        if eof {
-            let _ = send(Chunk { bytes, last: true });
-            return Ok(());
+        let uncut = sequential.load(Ordering::Relaxed);
+        if eof || uncut {
+            let flow = send(Chunk {
+                bytes,
+                last: eof,
+                uncut,
+            });
+            if eof || flow.is_break() {
+                return Ok(());
+            }
+            want = chunk_bytes;
+            continue;
         }
+        want = chunk_bytes;
         match cut_point(&bytes) {
             Some(cut) => {
                 carry.extend_from_slice(&bytes[cut..]);
                 bytes.truncate(cut);
-                want = chunk_bytes;
             }
             // A record longer than the chunk: read on until it ends.
             None if bytes.len() <= MAX_RECORD_BYTES => {
@@ -295,11 +376,16 @@ fn cut_chunks(
                 carry = bytes;
                 continue;
             }
-            // Longer than any export row: sent as it is; its worker finds it open and the
-            // sequential tokenizer refuses it.
+            // Longer than any export row: sent as it is; its worker finds it too long and
+            // the sequential tokenizer refuses it.
             None => {}
         }
-        if send(Chunk { bytes, last: false }).is_break() {
+        let chunk = Chunk {
+            bytes,
+            last: false,
+            uncut: false,
+        };
+        if send(chunk).is_break() {
             return Ok(());
         }
     }
@@ -343,8 +429,15 @@ fn odd_quotes(bytes: &[u8]) -> bool {
 
 /// A worker's part: the chunk's records, UTF-8 checked.
 fn split(chunk: Chunk, delimiter: u8, mut spare: Vec<ByteRecord>) -> Done {
+    // Longer than any record may be: the sequential tokenizer refuses what is too long.
+    if chunk.bytes.len() > MAX_RECORD_BYTES {
+        return Done {
+            bytes: chunk.bytes,
+            items: Vec::new(),
+            clean: false,
+        };
+    }
     let ends_line = matches!(chunk.bytes.last(), Some(b'\n' | b'\r'));
-    let len = chunk.bytes.len();
     let mut csv = Tokenizer::from_bytes(chunk.bytes, delimiter);
     let mut items = Vec::new();
     let mut record = spare.pop().unwrap_or_default();
@@ -368,9 +461,7 @@ fn split(chunk: Chunk, delimiter: u8, mut spare: Vec<ByteRecord>) -> Done {
     Done {
         bytes: csv.into_bytes(),
         items,
-        // A chunk longer than any record may be goes to the sequential tokenizer, which
-        // refuses a record past that length even where the file ends.
-        clean: !failed && len <= MAX_RECORD_BYTES && (chunk.last || (ends_line && !cut)),
+        clean: !failed && (chunk.last || (ends_line && !cut)),
     }
 }
 
@@ -504,10 +595,16 @@ mod tests {
                 );
             }
             let mut rows = Vec::new();
-            let _ = cut_chunks(&mut &bytes[..], 5, &mpsc::channel().1, &mut |c| {
-                rows.push(split(c, b',', Vec::new()).clean);
-                ControlFlow::Continue(())
-            });
+            let _ = cut_chunks(
+                &mut &bytes[..],
+                5,
+                &mpsc::channel().1,
+                &AtomicBool::new(false),
+                &mut |c| {
+                    rows.push(split(c, b',', Vec::new()).clean);
+                    ControlFlow::Continue(())
+                },
+            );
             fell_back += usize::from(rows.contains(&false));
         }
         // The random files do exercise the fallback.
@@ -546,6 +643,72 @@ mod tests {
                 0 => Err(io::Error::other("disk gone")),
                 n => Ok(n),
             }
+        }
+    }
+
+    /// Gives `bytes` at most 64 KiB a read (as a decoder does), then fails or ends.
+    struct Short(io::Cursor<Vec<u8>>, bool);
+
+    impl Read for Short {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            let n = buf.len().min(64 << 10);
+            match self.0.read(&mut buf[..n])? {
+                0 if self.1 => Err(io::Error::other("disk gone")),
+                n => Ok(n),
+            }
+        }
+    }
+
+    #[test]
+    fn a_read_error_after_a_stray_quote_keeps_every_complete_row() {
+        let file = b"x\n5\"\ny\nz".to_vec();
+        let expected = sequential(Failing(io::Cursor::new(file.clone())));
+        assert_eq!(expected.0.len(), 3);
+        for chunk in [1, 4, 64] {
+            let f = file.clone();
+            let got = chunked(move || Box::new(Failing(io::Cursor::new(f))), chunk);
+            assert_eq!(got, expected, "chunks of {chunk}");
+        }
+    }
+
+    #[test]
+    fn after_a_break_a_later_read_error_does_not_count() {
+        for chunk in [1, 64] {
+            let open = || -> Result<Box<dyn Read>, InputError> {
+                Ok(Box::new(Failing(io::Cursor::new(b"a\nb\nc\n".to_vec()))))
+            };
+            let mut seen = 0;
+            let result = in_chunks(
+                open,
+                b',',
+                chunk,
+                &error,
+                &mut |_, _| {
+                    seen += 1;
+                    ControlFlow::Break(())
+                },
+                &mut |_, _| {},
+            );
+            assert!(result.is_ok(), "chunks of {chunk}: {result:?}");
+            assert_eq!(seen, 1);
+        }
+    }
+
+    #[test]
+    fn a_too_long_record_is_refused_however_the_reads_fall_and_before_a_later_error() {
+        let mut long = b"a,b\n".to_vec();
+        long.resize(MAX_RECORD_BYTES + (1 << 20), b'x');
+        long.extend_from_slice(b"\nb\n");
+        for fails in [false, true] {
+            let expected = sequential(Short(io::Cursor::new(long.clone()), fails));
+            assert_eq!(expected.0.len(), 1);
+            assert!(expected.1.as_deref().unwrap().contains("no line end"));
+            let file = long.clone();
+            let got = chunked(
+                move || Box::new(Short(io::Cursor::new(file), fails)),
+                CHUNK_BYTES,
+            );
+            assert_eq!(got, expected, "then fails: {fails}");
         }
     }
 

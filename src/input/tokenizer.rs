@@ -102,6 +102,9 @@ impl<R: Read> Tokenizer<R> {
             }
             let data = &self.buf[self.start..self.end];
             match scan(data, self.delimiter, self.eof, record, &mut self.scratch) {
+                // A record longer than the limit is refused whether or not its end was read
+                // yet: the same file gives the same answer however its reads fall.
+                Scan::Done { used, .. } if used > MAX_RECORD_BYTES => return Err(too_long()),
                 Scan::Done { used, cut } => {
                     self.start += used;
                     self.cut = cut;
@@ -109,13 +112,7 @@ impl<R: Read> Tokenizer<R> {
                 }
                 Scan::More => {
                     if self.end - self.start > MAX_RECORD_BYTES {
-                        return Err(io::Error::new(
-                            io::ErrorKind::InvalidData,
-                            format!(
-                                "a row longer than {} MB with no line end (or an open quote that never closes): not an export row; refused",
-                                MAX_RECORD_BYTES >> 20
-                            ),
-                        ));
+                        return Err(too_long());
                     }
                     self.refill()?;
                 }
@@ -156,6 +153,17 @@ impl<R: Read> Tokenizer<R> {
             }
         }
     }
+}
+
+/// The error for a record longer than [`MAX_RECORD_BYTES`].
+fn too_long() -> io::Error {
+    io::Error::new(
+        io::ErrorKind::InvalidData,
+        format!(
+            "a row longer than {} MB with no line end (or an open quote that never closes): not an export row; refused",
+            MAX_RECORD_BYTES >> 20
+        ),
+    )
 }
 
 /// One record from the front of `data` (which does not start with a line end). At the end of
