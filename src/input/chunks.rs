@@ -143,8 +143,8 @@ fn in_chunks(
     // fails instead of waiting for ever.
     let jobs = Arc::new(Mutex::new(job_rx));
     let records: Mutex<Vec<Vec<ByteRecord>>> = Mutex::new(Vec::new());
-    // Set once a cut was wrong: the reader stops cutting and the workers stop splitting what
-    // is now read sequentially.
+    // Set once a cut was wrong: the reader stops cutting, and what it reads from then on
+    // goes to the sequential tokenizer uncut.
     let sequential = AtomicBool::new(false);
     std::thread::scope(|scope| {
         let sequential_ref = &sequential;
@@ -176,22 +176,13 @@ fn in_chunks(
         let pool: Vec<_> = (0..workers)
             .map(|_| {
                 let jobs = Arc::clone(&jobs);
-                let (records, sequential) = (&records, &sequential);
+                let records = &records;
                 scope.spawn(move || {
                     loop {
                         let job = jobs.lock().map_or(None, |rx| rx.recv().ok());
                         let Some((chunk, done)) = job else { return };
-                        let split = if chunk.uncut || sequential.load(Ordering::Relaxed) {
-                            Done {
-                                bytes: chunk.bytes,
-                                items: Vec::new(),
-                                clean: false,
-                            }
-                        } else {
-                            let spare = records.lock().map_or(None, |mut r| r.pop());
-                            split(chunk, delimiter, spare.unwrap_or_default())
-                        };
-                        let _ = done.send(split);
+                        let spare = records.lock().map_or(None, |mut r| r.pop());
+                        let _ = done.send(split(chunk, delimiter, spare.unwrap_or_default()));
                     }
                 })
             })
@@ -351,6 +342,7 @@ fn cut_chunks(
                 return Err(e);
             }
         };
+        want = chunk_bytes;
         let uncut = sequential.load(Ordering::Relaxed);
         if eof || uncut {
             let flow = send(Chunk {
@@ -361,10 +353,8 @@ fn cut_chunks(
             if eof || flow.is_break() {
                 return Ok(());
             }
-            want = chunk_bytes;
             continue;
         }
-        want = chunk_bytes;
         match cut_point(&bytes) {
             Some(cut) => {
                 carry.extend_from_slice(&bytes[cut..]);
@@ -429,8 +419,9 @@ fn odd_quotes(bytes: &[u8]) -> bool {
 
 /// A worker's part: the chunk's records, UTF-8 checked.
 fn split(chunk: Chunk, delimiter: u8, mut spare: Vec<ByteRecord>) -> Done {
-    // Longer than any record may be: the sequential tokenizer refuses what is too long.
-    if chunk.bytes.len() > MAX_RECORD_BYTES {
+    // Bytes for the sequential tokenizer as they are, and a chunk longer than any record may
+    // be (the sequential tokenizer refuses what is too long).
+    if chunk.uncut || chunk.bytes.len() > MAX_RECORD_BYTES {
         return Done {
             bytes: chunk.bytes,
             items: Vec::new(),
