@@ -9,7 +9,11 @@
 //! (passage hit: the chosen block sits in the same element, the text the Queue shows) and an
 //! anchor sharing a word with the real one (anchor overlap). The baseline is the block with
 //! the best plain BM25 against the destination's title and H1, counted the same way.
-//! Nothing here runs in the test suite: it reads a real crawl.
+//! Nothing here runs in the test suite: it reads a real crawl. `SHOW_MISSES=1` prints the
+//! passage misses, `SHOW_ANCHOR_MISSES=1` the anchor misses on the right passage, `SHOW_ANCHORS=1`
+//! every anchor suggested on the right passage.
+//!
+//! FOLDER can be a generated site (`linkgap-gen … --page-text`, as benches/quality.sh makes).
 
 // A measuring tool: it reports on stdout.
 #![allow(clippy::print_stdout)]
@@ -17,14 +21,15 @@
 use std::collections::{HashMap, HashSet};
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::path::Path;
+use std::sync::Arc;
 use std::time::Instant;
 
 use linkgap::input::columns::Col;
 use linkgap::input::{Table, cell, inlinks, page_text};
 use linkgap::normalize::{Rules, normalize};
-use linkgap::passage::text::words;
+use linkgap::passage::text::{title_parts, words};
 use linkgap::passage::{
-    Block, Query, SiteStats, StatsBuilder, Target, TemplateRules, resolve_href, split,
+    Block, Phrases, Query, SiteStats, StatsBuilder, Target, TemplateRules, resolve_href, split,
 };
 use linkgap::report::Report;
 use url::Url;
@@ -100,22 +105,58 @@ fn main() {
     }
 
     // Page text: blocks and site statistics in one pass, timed.
+    // The statistics count how often each phrase naming a page is written and linked: the
+    // crawl's anchors (the removed ones left out), titles and H1s.
+    let phrases = Phrases::new(
+        anchors
+            .values()
+            .flat_map(|m| m.keys().map(String::as_str))
+            .chain(pages.values().flat_map(|(t, h)| {
+                title_parts(t)
+                    .into_iter()
+                    .chain(title_parts(h))
+                    .chain([t.clone(), h.clone()])
+                    .collect::<Vec<_>>()
+                    .leak()
+                    .iter()
+                    .map(String::as_str)
+            })),
+    );
     let table = Table::open(&dir.join("custom_extraction_all.csv")).unwrap();
     let mut blocks_of: HashMap<String, Vec<Block>> = HashMap::new();
-    let mut builder = StatsBuilder::new();
+    let mut builder = StatsBuilder::counting(Arc::new(phrases));
+    // The baseline's statistics count no link rates: its anchor is title and H1 overlap alone.
+    let mut plain_builder = StatsBuilder::new();
     let mut bytes = 0usize;
     let started = Instant::now();
     page_text::read(&table, None, &mut report, &mut |_, _, p| {
         bytes += p.text.len();
         let blocks = split(p.text, p.format);
-        builder.add_page(&blocks);
-        blocks_of.insert(norm(p.address), blocks);
+        // The statistics see the page as the hidden test would give it: the removed links
+        // unwrapped (their words stay).
+        let source = norm(p.address);
+        let base_url = Url::parse(&source).ok();
+        let mut seen = blocks.clone();
+        for b in &mut seen {
+            b.links.retain(|l| {
+                let d = base_url
+                    .as_ref()
+                    .and_then(|u| resolve_href(u, &l.href))
+                    .map(|u| norm(u.as_str()));
+                !d.is_some_and(|d| removed.contains(&(source.clone(), d)))
+            });
+        }
+        builder.add_page(&seen);
+        plain_builder.add_page(&seen);
+        blocks_of.insert(source, blocks);
     })
     .unwrap();
     for (t, _) in pages.values() {
         builder.add_title(t);
+        plain_builder.add_title(t);
     }
     let stats = builder.finish(&TemplateRules::default());
+    let plain_stats = plain_builder.finish(&TemplateRules::default());
     let secs = started.elapsed().as_secs_f64();
     println!(
         "page text: {} pages, {:.1} MB, read + split + stats {:.2} s = {:.0} MB/s; {} blocks, {} template texts",
@@ -127,7 +168,13 @@ fn main() {
         stats.template_blocks()
     );
 
-    evaluate(&removed, &pages, &anchors, &blocks_of, &stats);
+    evaluate(
+        &removed,
+        &pages,
+        &anchors,
+        &blocks_of,
+        (&stats, &plain_stats),
+    );
 }
 
 fn shares_word(a: &str, b: &str) -> bool {
@@ -152,7 +199,7 @@ fn evaluate(
     pages: &HashMap<String, (String, String)>,
     anchors: &HashMap<String, HashMap<String, u32>>,
     blocks_of: &HashMap<String, Vec<Block>>,
-    stats: &SiteStats,
+    (stats, plain_stats): (&SiteStats, &SiteStats),
 ) {
     let (mut pairs, mut no_block) = (0u32, 0u32);
     let (mut ours, mut base) = (Tally::default(), Tally::default());
@@ -221,6 +268,28 @@ fn evaluate(
                         cut(&unwrapped[truth[0]].text)
                     );
                 }
+                if std::env::var_os("SHOW_ANCHORS").is_some() && truth.contains(&sug.block) {
+                    println!(
+                        "ANCHOR {s} -> {d}: {:?} real {:?}",
+                        sug.anchor.as_ref().map(|a| a.1.as_str()),
+                        real_anchor.trim()
+                    );
+                }
+                if std::env::var_os("SHOW_ANCHOR_MISSES").is_some()
+                    && truth.contains(&sug.block)
+                    && !sug
+                        .anchor
+                        .as_ref()
+                        .is_some_and(|a| shares_word(&a.1, &real_anchor))
+                {
+                    println!(
+                        "ANCHOR MISS {d}\n  title {title:?} h1 {h1:?} anchors {:?}\n  suggested {:?} real {:?}\n  block: {}",
+                        target.anchors.iter().take(6).collect::<Vec<_>>(),
+                        sug.anchor.as_ref().map(|a| a.1.as_str()),
+                        real_anchor.trim(),
+                        sug.text.chars().take(200).collect::<String>()
+                    );
+                }
                 tally(
                     &mut ours,
                     sug.block,
@@ -239,7 +308,7 @@ fn evaluate(
             h1: h1.clone(),
             anchors: Vec::new(),
         };
-        if let Some((block, anchor)) = baseline(&unwrapped, &plain, stats) {
+        if let Some((block, anchor)) = baseline(&unwrapped, &plain, plain_stats) {
             tally(&mut base, block, anchor.as_deref());
         }
     }

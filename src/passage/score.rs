@@ -186,11 +186,13 @@ impl Query {
                 .filter(|w| !w.stop)
                 .map(|w| stats.idf(w.hash))
                 .sum();
+            let link_rate = stats.link_rate(&hashes);
             phrases.push(Phrase {
                 stop: ws.iter().map(|w| w.stop).collect(),
                 words: hashes,
                 weight,
                 rarity,
+                link_rate,
             });
         }
         let mut terms: Vec<(u64, f64)> = Vec::new();
@@ -688,6 +690,52 @@ mod tests {
         let (range, anchor) = s.anchor.unwrap();
         assert_eq!(anchor, "guide to vacuum");
         assert!(range.start > s.text.find("click").unwrap());
+    }
+
+    #[test]
+    fn of_two_whole_mentions_the_anchor_is_the_one_the_site_links() {
+        // The title's words are written all over the site and linked once; "Section 34.15"
+        // is linked wherever it is written.
+        let t = Target {
+            title: "34.15. Environment Variables".into(),
+            h1: String::new(),
+            anchors: vec![
+                ("Environment Variables".into(), 3),
+                ("Section 34.15".into(), 2),
+            ],
+        };
+        let source =
+            "<p>This tool also uses the environment variables of libpq (see Section 34.15).</p>";
+        let mut pages: Vec<String> = (0..12)
+            .map(|i| format!("<p>Page {i} reads environment variables at start.</p>"))
+            .collect();
+        pages.push("<p>Set the <a href=e>environment variables</a> first.</p>".into());
+        for i in 0..3 {
+            pages.push(format!(
+                "<p>Tool {i} connects as in <a href=s>Section 34.15</a>.</p>"
+            ));
+        }
+        pages.push(source.into());
+        let build = |mut b: StatsBuilder| {
+            for p in &pages {
+                b.add_page(&split_html(p));
+            }
+            b.finish(&TemplateRules::default())
+        };
+        let counted = build(StatsBuilder::counting(std::sync::Arc::new(
+            crate::passage::Phrases::new(["Environment Variables", "Section 34.15"]),
+        )));
+        let blocks = split_html(source);
+        let anchor = |stats: &SiteStats| {
+            suggest(&blocks, &t, stats, &|_| false)
+                .unwrap()
+                .anchor
+                .unwrap()
+                .1
+        };
+        assert_eq!(anchor(&counted), "Section 34.15");
+        // Without the counts both phrases are whole mentions and the title's weight decides.
+        assert_eq!(anchor(&build(StatsBuilder::new())), "environment variables");
     }
 
     #[test]

@@ -106,6 +106,7 @@ pub(super) fn suggest(
     // Pass 1: the site's statistics from every page, or from a fixed sample of a large
     // site's pages (keyed by the page's URL); no page's blocks are kept.
     let sample = Sample::new(config.text_stats_pages, pages);
+    let phrases = Arc::new(naming_phrases(crawl, candidates));
     let mut builder = StatsBuilder::new();
     if let Some(internal) = &crawl.internal {
         for u in &internal.urls {
@@ -136,7 +137,7 @@ pub(super) fn suggest(
             let parts: Vec<StatsBuilder> = batch
                 .par_chunks(64)
                 .map(|chunk| {
-                    let mut part = StatsBuilder::new();
+                    let mut part = StatsBuilder::counting(phrases.clone());
                     for (text, format) in chunk {
                         part.add_page(&passage::split(text, *format));
                     }
@@ -177,6 +178,30 @@ pub(super) fn suggest(
         rows: candidates.len(),
     };
     Ok((passages, Some(Anchoring { queries, stats })))
+}
+
+/// What names each of the pool's destinations (its title and H1, whole and in parts, and the
+/// anchors other pages use for it): the phrases whose link rate the statistics count, for
+/// the anchor choice ([`passage::Phrases`]).
+fn naming_phrases(crawl: &Crawl, candidates: &[Candidate]) -> passage::Phrases {
+    let destinations: PageSet = candidates.iter().map(|c| c.pages.1).collect();
+    let mut phrases = passage::Phrases::default();
+    for d in destinations {
+        let row = crawl
+            .internal
+            .as_ref()
+            .and_then(|i| crawl.crawled.get(&d).map(|&r| &i.urls[r]));
+        for text in row.into_iter().flat_map(|u| [&u.title, &u.h1]) {
+            phrases.add(text);
+            for part in passage::text::title_parts(text) {
+                phrases.add(&part);
+            }
+        }
+        for (anchor, _) in crawl.links.anchors.get(&d).into_iter().flatten() {
+            phrases.add(anchor);
+        }
+    }
+    phrases
 }
 
 /// What the passage stage keeps until the budget has cut the pool: each destination's
