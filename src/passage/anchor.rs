@@ -96,10 +96,13 @@ struct Grown {
     idf: f64,
 }
 
-/// The byte range of the span `words[span]` if it may be an anchor: it neither starts nor
-/// ends with a stop word, is not the whole of a sentence (the whole of a short label may
-/// be), and neither sits inside nor crosses an existing link.
+/// The byte range of the span `words[span]` of `text` if it may be an anchor: it neither
+/// starts nor ends with a stop word, has a word with a letter (never "1" or "2022" alone), is
+/// not the whole of a sentence (the whole of a short label may be), and neither sits inside
+/// nor crosses an existing link. A bracket the span opens is closed in it: the range runs on
+/// over the closing brackets that follow ("git-config(1)", not "git-config(1").
 fn allowed_span(
+    text: &str,
     words: &[Word],
     span: Range<usize>,
     links: &[Range<usize>],
@@ -112,11 +115,46 @@ fn allowed_span(
     if span.start == 0 && span.end == words.len() && (words.len() > 3 || ends_sentence) {
         return None;
     }
-    let range = first.range.start..last.range.end;
+    let has_letter = words[span.clone()]
+        .iter()
+        .any(|w| text[w.range.clone()].chars().any(char::is_alphabetic));
+    if !has_letter {
+        return None;
+    }
+    let range = first.range.start..close_brackets(text, first.range.start..last.range.end)?;
     let touches_link = links
         .iter()
         .any(|l| l.start < range.end && range.start < l.end);
     (!touches_link).then_some(range)
+}
+
+/// Where `range` of `text` ends once the round and square brackets it opens and leaves open
+/// are closed by the characters right after it (at most a few: "f(x)", "a[1]"); `None` when
+/// it closes a bracket it did not open ("1) today").
+fn close_brackets(text: &str, range: Range<usize>) -> Option<usize> {
+    let inside = &text[range.clone()];
+    let open = |o: u8, c: u8| {
+        let mut depth = 0usize;
+        for b in inside.bytes() {
+            if b == o {
+                depth += 1;
+            } else if b == c {
+                depth = depth.checked_sub(1)?;
+            }
+        }
+        Some(depth)
+    };
+    let (mut round, mut square) = (open(b'(', b')')?, open(b'[', b']')?);
+    let mut end = range.end;
+    for b in text.as_bytes()[end..].iter().take(4) {
+        match b {
+            b')' if round > 0 => round -= 1,
+            b']' if square > 0 => square -= 1,
+            _ => break,
+        }
+        end += 1;
+    }
+    Some(end)
 }
 
 /// Every phrase word with its phrase (by index), sorted: a block word finds its phrases by
@@ -257,7 +295,7 @@ fn best_span(
             if named_before[j] == named_before[i] {
                 continue;
             }
-            let Some(range) = allowed_span(words, i..j, links, ends_sentence) else {
+            let Some(range) = allowed_span(text, words, i..j, links, ends_sentence) else {
                 continue;
             };
             let span = &words[i..j];
@@ -300,7 +338,7 @@ mod tests {
         let mut best: Option<(f64, Range<usize>)> = None;
         for i in 0..words.len() {
             for j in i + 1..=(i + MAX_ANCHOR_WORDS).min(words.len()) {
-                let Some(range) = allowed_span(words, i..j, links, ends_sentence) else {
+                let Some(range) = allowed_span(text, words, i..j, links, ends_sentence) else {
                     continue;
                 };
                 let span = &words[i..j];

@@ -693,6 +693,27 @@ mod tests {
     }
 
     #[test]
+    fn an_anchor_closes_the_brackets_it_opens_and_is_never_a_bare_number() {
+        let t = Target {
+            title: "git-config(1)".into(),
+            h1: String::new(),
+            anchors: vec![("git-config(1)".into(), 4), ("array[1]".into(), 1)],
+        };
+        let html = "<p>Options are read as in git-config(1), see also array[1] and then 1.</p>";
+        let stats = site(&[html]);
+        let s = suggest(&split_html(html), &t, &stats, &|_| false).unwrap();
+        let (range, anchor) = s.anchor.unwrap();
+        assert_eq!(anchor, "git-config(1)");
+        assert_eq!(&s.text[range], "git-config(1)");
+        // Where only the number is free (the name is inside another link), there is no
+        // anchor rather than "1".
+        let linked = "<p>Read <a href='x.html'>git-config</a>(1) today.</p>";
+        let stats = site(&[linked]);
+        let s = suggest(&split_html(linked), &t, &stats, &|_| false).unwrap();
+        assert_eq!(s.anchor, None);
+    }
+
+    #[test]
     fn of_two_whole_mentions_the_anchor_is_the_one_the_site_links() {
         // The title's words are written all over the site and linked once; "Section 34.15"
         // is linked wherever it is written.
