@@ -31,6 +31,10 @@ const STOP_WEIGHT: f64 = 0.1;
 const PHRASE_BONUS: f64 = 2.0;
 /// Below this passage score there is no natural place.
 pub const FLOOR: f64 = 0.05;
+/// A template block is a place after all when it holds a phrase of the destination that the
+/// site links at least this often where it writes it: the boilerplate carries the link on
+/// the other pages, and this page's copy lacks it ("Part of the git(1) suite").
+const SITE_LINKED_RATE: f64 = 0.5;
 
 /// What is known about a destination page.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -71,6 +75,8 @@ struct PhraseSpan {
     len: u32,
     /// The phrase's bonus: its weight times its rarity.
     value: f64,
+    /// Whether the site links the phrase more often than not where it writes it.
+    site_linked: bool,
 }
 
 /// A suggested place for the link.
@@ -223,6 +229,7 @@ impl Query {
                     start,
                     len: p.words.len() as u32,
                     value: p.weight * p.rarity,
+                    site_linked: p.link_rate >= SITE_LINKED_RATE,
                 }
             })
             .collect();
@@ -241,7 +248,13 @@ impl Query {
     /// on this page, found through the page's postings, are searched for it: a phrase word
     /// every block has (the topic's name) would send the search through the whole page.
     /// `found[t]` is term `t`'s postings on the page, as looked up for the BM25 part.
-    fn phrase_bonus(&self, page: &Prepared<'_>, found: &[(u32, u32)], bonus: &mut [f64]) {
+    fn phrase_bonus(
+        &self,
+        page: &Prepared<'_>,
+        found: &[(u32, u32)],
+        bonus: &mut [f64],
+        (restores, row): (&mut [u32], u32),
+    ) {
         let postings = |t: u32| {
             let (from, to) = found[t as usize];
             &page.postings[from as usize..to as usize]
@@ -261,6 +274,9 @@ impl Query {
                     win[0] == hash(0) && win.iter().enumerate().all(|(i, &h)| h == hash(i))
                 }) {
                     bonus[b] = f64::max(bonus[b], span.value);
+                    if span.site_linked {
+                        restores[b] = row;
+                    }
                 }
             }
         }
@@ -324,17 +340,20 @@ impl Query {
             scores,
             touched,
             seen,
+            restores,
             row,
             found,
         } = &mut *scratch;
         scores.clear();
         scores.resize(2 * n, 0.0);
         seen.resize(n, 0);
+        restores.resize(n, 0);
         // A row number marks the blocks this row touched, so the marks are never cleared
         // (and never sorted: ties are broken by block number below).
         *row = row.wrapping_add(1);
         if *row == 0 {
             seen.fill(0);
+            restores.fill(0);
             *row = 1;
         }
         touched.clear();
@@ -352,12 +371,14 @@ impl Query {
                 bm25[b] += weight * tf * (K1 + 1.0) / (tf + page.norm[b]);
             }
         }
-        self.phrase_bonus(page, found, bonus);
+        self.phrase_bonus(page, found, bonus, (restores, *row));
         // Only blocks with a query word can score above 0 (a phrase's words are terms), so
         // only they are looked at, in the order reached; whether a block already links here is
         // asked only of a block that would win. When none scores above 0, every block is
         // looked at, to tell "no free block" from "below the floor".
-        let free = |i: usize| page.len(i) > 0 && !page.template[i];
+        // A template block is no editorial place, unless this page's copy of the boilerplate
+        // lacks a link the site's other copies carry.
+        let free = |i: usize| page.len(i) > 0 && (!page.template[i] || restores[i] == *row);
         let score = |i: usize| {
             (bm25[i] + PHRASE_BONUS * bonus[i]) * kind_weight(page.blocks[i].kind) / self.ideal
         };
@@ -416,6 +437,9 @@ struct Scratch {
     touched: Vec<u32>,
     /// Per block, the last row that touched it.
     seen: Vec<u32>,
+    /// Per block, the last row that found in it a phrase the site usually links
+    /// ([`SITE_LINKED_RATE`]).
+    restores: Vec<u32>,
     /// The row being scored (a counter).
     row: u32,
     /// Each query term's postings on the page, as a range of `postings`.
@@ -711,6 +735,51 @@ mod tests {
         let stats = site(&[linked]);
         let s = suggest(&split_html(linked), &t, &stats, &|_| false).unwrap();
         assert_eq!(s.anchor, None);
+    }
+
+    #[test]
+    fn boilerplate_is_a_place_only_for_the_link_its_other_copies_carry() {
+        let t = Target {
+            title: "git(1)".into(),
+            h1: String::new(),
+            anchors: vec![("git(1)".into(), 9)],
+        };
+        let mut pages: Vec<String> = (0..9)
+            .map(|i| {
+                format!(
+                    "<p>Command {i} stores objects with git tools.</p>\
+                     <p>Part of the <a href=git.html>git(1)</a> suite</p>"
+                )
+            })
+            .collect();
+        // This page's copy of the footer lacks the link.
+        let source =
+            "<p>Command 9 stores objects with git tools.</p><p>Part of the git(1) suite</p>";
+        pages.push(source.into());
+        let build = |mut b: StatsBuilder| {
+            for p in &pages {
+                b.add_page(&split_html(p));
+            }
+            b.finish(&TemplateRules::default())
+        };
+        let counted = build(StatsBuilder::counting(std::sync::Arc::new(
+            crate::passage::Phrases::new(["git(1)"]),
+        )));
+        let blocks = split_html(source);
+        assert!(counted.is_template(&blocks[1]));
+        let s = suggest(&blocks, &t, &counted, &|_| false).unwrap();
+        assert_eq!((s.block, s.anchor.unwrap().1.as_str()), (1, "git(1)"));
+        // Without the counts nothing says the boilerplate carries the link: it is no place.
+        let plain = build(StatsBuilder::new());
+        let r = suggest(&blocks, &t, &plain, &|_| false);
+        assert!(!matches!(r, Ok(ref s) if s.block == 1), "{r:?}");
+        // Nor is boilerplate that names the destination in words the site does not link.
+        let other = Target {
+            title: "Suite".into(),
+            ..Target::default()
+        };
+        let r = suggest(&blocks, &other, &counted, &|_| false);
+        assert!(!matches!(r, Ok(ref s) if s.block == 1), "{r:?}");
     }
 
     #[test]

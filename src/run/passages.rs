@@ -378,7 +378,8 @@ fn place_page(
     let page = Prepared::new(blocks, stats);
     // Where each block's links point, resolved once for all the page's rows, and only for a
     // block that would win a row (resolving every link of a hub page was a tenth of the
-    // stage). A template block is never a place, so its links are never resolved.
+    // stage). A template block is a place only where it lacks a link the site's other copies
+    // carry (`passage::Query::place`), so its links are seldom resolved.
     let base = url::Url::parse(address).ok();
     let targets: Vec<std::cell::OnceCell<Vec<u32>>> =
         vec![std::cell::OnceCell::new(); blocks.len()];
