@@ -6,6 +6,8 @@
 # usage: benches/quality.sh [POSTGRES15_DIR] [-- extra linkgap run args]
 #   POSTGRES15_DIR defaults to ../shared/corpora/postgres15 (skipped when absent).
 #   SEEDS="1 2" SHARE=0.1 override the hold-out seeds and share.
+#   EXTRA="name=DIR ..." adds crawl folders, e.g. a static documentation site made into
+#   exports by benches/static_site_exports.py (docs/quality.md: git's manual pages).
 # Columns: hidden links; N = similarity-only proposals (Opportunities "Not found");
 # sim@N / queue@N = hidden links among them / among the Queue's first N rows by Priority;
 # ratio = queue@N / sim@N; queue = hidden links anywhere in the Queue; rows = Queue rows;
@@ -25,6 +27,7 @@ mkdir -p "$OUT"
 
 sites=()
 if [ -f "$PG/all_inlinks.csv" ]; then sites+=("postgres15=$PG"); else echo "($PG not found: postgres15 skipped)" >&2; fi
+for e in ${EXTRA:-}; do sites+=("$e"); done
 # Generated sites with page text: sizes and seeds differ, nothing tuned to one of them.
 for g in "gen-2k-s11:2000:8:4:11" "gen-6k-s23:6000:16:6:23"; do
   IFS=: read -r name pages topics links seed <<<"$g"
