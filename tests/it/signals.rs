@@ -501,6 +501,41 @@ fn page_text_in_the_embeddings_export_is_found_in_a_folder() {
     );
 }
 
+/// The Summary's reading advice follows what the run gives: with page text the reviewer
+/// checks a suggested passage; without it, finds one.
+#[test]
+fn the_summary_says_whether_the_passage_is_suggested_or_to_be_found() {
+    let w = Workdir::new("how-to-read");
+    let spec = linkgap::synthetic::Spec {
+        pages: 60,
+        messy: false,
+        page_text: true,
+        ..linkgap::synthetic::Spec::default()
+    };
+    linkgap::synthetic::write_exports(&w.path("exports"), &spec).unwrap();
+    let advice = |out: &str| {
+        let done = w.run(&["run", "exports", "--out", out, "-q"]);
+        assert_eq!(done.status.code(), Some(0), "{}", stderr(&done));
+        records(&w.path(out), "Summary")
+            .into_iter()
+            .find(|r| r["Item"] == "How to read this")
+            .map(|r| r["Value"].clone())
+            .expect("the Summary's reading advice")
+    };
+    let with_text = advice("with.xlsx");
+    assert!(
+        with_text.contains("check the suggested passage"),
+        "{with_text}"
+    );
+    std::fs::remove_file(w.path("exports/custom_extraction_all.csv")).unwrap();
+    let without = advice("without.xlsx");
+    assert!(without.contains("to find the passage"), "{without}");
+    assert!(
+        with_text.contains("not a promise of rankings")
+            && without.contains("not a promise of rankings")
+    );
+}
+
 /// On a site larger than `--text-stats-pages`, the statistics come from a fixed sample of the
 /// pages: the Summary says so, every page-text row is still used (scored in the second
 /// pass), and the passages are still found.

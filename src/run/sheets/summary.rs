@@ -36,6 +36,8 @@ pub(in crate::run) struct SummaryInput<'a> {
 }
 
 const HOW_TO_READ: &str = "Similarity finds pages about the same thing; it is not a promise of rankings. Each suggestion needs a person to find the passage where a link helps the reader, and to accept, revise or reject it in the Queue.";
+/// With page text the passage is suggested: the reviewer checks it rather than hunts for it.
+const HOW_TO_READ_WITH_PASSAGES: &str = "Similarity finds pages about the same thing; it is not a promise of rankings. Each suggestion needs a person to check the suggested passage and anchor (or find a better place, in the Passage column) and to accept, revise or reject it in the Queue.";
 
 const COLOURS: [(LinkStatus, &str); 6] = [
     (
@@ -233,7 +235,12 @@ pub(in crate::run) fn sheet(s: &SummaryInput<'_>) -> Sheet {
     for (status, meaning) in COLOURS {
         rows.push(vec![Cell::Status(status), Cell::text(meaning)]);
     }
-    kv(&mut rows, "How to read this", Cell::text(HOW_TO_READ));
+    let how_to_read = if s.config.inputs.page_text.is_some() {
+        HOW_TO_READ_WITH_PASSAGES
+    } else {
+        HOW_TO_READ
+    };
+    kv(&mut rows, "How to read this", Cell::text(how_to_read));
     let mut sheet = Sheet::new(
         "Summary",
         vec![
