@@ -97,7 +97,8 @@ struct Grown {
 }
 
 /// The byte range of the span `words[span]` of `text` if it may be an anchor: it neither
-/// starts nor ends with a stop word, has a word with a letter (never "1" or "2022" alone), is
+/// starts nor ends with a stop word, has a word with a letter that is not a stop word (never
+/// "1", "2022" or "6.2 to 9.6.3"), is
 /// not the whole of a sentence (the whole of a short label may be), and neither sits inside
 /// nor crosses an existing link. A bracket the span opens is closed in it: the range runs on
 /// over the closing brackets that follow ("git-config(1)", not "git-config(1").
@@ -117,7 +118,7 @@ fn allowed_span(
     }
     let has_letter = words[span.clone()]
         .iter()
-        .any(|w| text[w.range.clone()].chars().any(char::is_alphabetic));
+        .any(|w| !w.stop && text[w.range.clone()].chars().any(char::is_alphabetic));
     if !has_letter {
         return None;
     }
@@ -126,6 +127,11 @@ fn allowed_span(
         .iter()
         .any(|l| l.start < range.end && range.start < l.end);
     (!touches_link).then_some(range)
+}
+
+/// Whether the span's words are the phrase's, in order (any case).
+fn is_phrase(span: &[Word], phrase: &[u64]) -> bool {
+    span.len() == phrase.len() && span.iter().zip(phrase).all(|(w, &h)| w.hash == h)
 }
 
 /// Where `range` of `text` ends once the round and square brackets it opens and leaves open
@@ -305,7 +311,8 @@ fn best_span(
                 let overlap =
                     (g.shared as f64 / span.len().max(p.words.len()) as f64).powi(EXACTNESS);
                 // Overlap decides; the rarity of the shared words breaks ties.
-                score = f64::max(score, p.anchor_weight() * overlap + 1e-3 * g.idf);
+                let whole = is_phrase(span, &p.words);
+                score = f64::max(score, p.anchor_weight(whole) * overlap + 1e-3 * g.idf);
             }
             // Generic text is ruled out only for a span that would win: the check allocates,
             // and skipping a span that would not win changes nothing.
@@ -345,7 +352,7 @@ mod tests {
                 let mut score = 0.0;
                 for (k, p) in phrases.iter().enumerate() {
                     let mut taken = vec![false; p.words.len()];
-                    let mut shared = 0;
+                    let mut shared = 0u32;
                     for w in span.iter().filter(|w| !w.stop) {
                         if let Some(x) =
                             (0..p.words.len()).find(|&x| !taken[x] && p.words[x] == w.hash)
@@ -364,7 +371,8 @@ mod tests {
                         .sum();
                     let o =
                         (f64::from(shared) / span.len().max(p.words.len()) as f64).powi(EXACTNESS);
-                    score = f64::max(score, p.anchor_weight() * o + 1e-3 * idf);
+                    let whole = is_phrase(span, &p.words);
+                    score = f64::max(score, p.anchor_weight(whole) * o + 1e-3 * idf);
                 }
                 if score > 0.0
                     && best.as_ref().is_none_or(|(s, _)| score > *s)

@@ -723,7 +723,8 @@ mod tests {
             h1: String::new(),
             anchors: vec![("git-config(1)".into(), 4), ("array[1]".into(), 1)],
         };
-        let html = "<p>Options are read as in git-config(1), see also array[1] and then 1.</p>";
+        let html =
+            "<p>Options are read as in git-config(1), see also array[1] and then 1 to 1.</p>";
         let stats = site(&[html]);
         let s = suggest(&split_html(html), &t, &stats, &|_| false).unwrap();
         let (range, anchor) = s.anchor.unwrap();

@@ -41,10 +41,16 @@ impl Phrase {
     /// supported by libpq (see Section 34.15)"), the one the site's authors make a link when
     /// they write it is the likelier link text. Measured on held-out links
     /// (`examples/passage_eval.rs`, seeds 1–3, docs/passage.md): postgres15 anchor overlap
-    /// +1.5 points and exact anchors +6.3, the generated sites within a point; the figures
-    /// moved by under a point for floors of 0.15–0.5 and priors of 1–5 occurrences.
-    pub fn anchor_weight(&self) -> f64 {
-        self.weight * (UNLINKED_ANCHOR_WEIGHT + (1.0 - UNLINKED_ANCHOR_WEIGHT) * self.link_rate)
+    /// +1.5 points and exact anchors +6.4, git's manual pages and the generated sites within
+    /// half a point; the figures moved by under a point for floors of 0.15–0.5 and priors of
+    /// 1–5 occurrences.
+    ///
+    /// Only a span that is the whole phrase earns the link rate (`whole`): a span holding part
+    /// of a phrase the site always links ("Table 9" of "Table 9.43", "section" of "Section
+    /// 34.15") names something else, and with the rate it outscored the whole title.
+    pub fn anchor_weight(&self, whole: bool) -> f64 {
+        let rate = if whole { self.link_rate } else { 0.0 };
+        self.weight * (UNLINKED_ANCHOR_WEIGHT + (1.0 - UNLINKED_ANCHOR_WEIGHT) * rate)
     }
 }
 
