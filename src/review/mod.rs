@@ -44,7 +44,7 @@ impl Existing {
 #[derive(Debug, Clone, PartialEq)]
 pub struct SuggestedPassage {
     /// The block, shared by the rows that chose the same block of the same page (the pool
-    /// is four times the Queue: a row holds a pointer, not the text).
+    /// is 4 to 16 times the Queue: a row holds a pointer, not the text).
     pub block: Arc<PassageBlock>,
     /// The words to link: a byte range of the block's `text`.
     pub anchor: Option<std::ops::Range<usize>>,

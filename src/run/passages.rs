@@ -397,7 +397,7 @@ fn place_page(
         })
     };
     // A page's rows often choose the same block: its text is held once for all of them
-    // (the pool is four times the Queue, so this is most of the stage's memory).
+    // (the pool is 4 to 16 times the Queue, so this is most of the stage's memory).
     let mut shared: Vec<Option<Arc<PassageBlock>>> = vec![None; blocks.len()];
     rows.iter()
         .map(|&(i, d)| {
