@@ -738,6 +738,22 @@ mod tests {
         assert_eq!(s.anchor, None);
     }
 
+    /// The statistics of `pages` counting how often `phrases` are written and linked, and the
+    /// same without the counts.
+    fn counted_and_plain(pages: &[String], phrases: &[&str]) -> (SiteStats, SiteStats) {
+        let build = |mut b: StatsBuilder| {
+            for p in pages {
+                b.add_page(&split_html(p));
+            }
+            b.finish(&TemplateRules::default())
+        };
+        let counting = std::sync::Arc::new(crate::passage::Phrases::new(phrases.iter().copied()));
+        (
+            build(StatsBuilder::counting(counting)),
+            build(StatsBuilder::new()),
+        )
+    }
+
     #[test]
     fn boilerplate_is_a_place_only_for_the_link_its_other_copies_carry() {
         let t = Target {
@@ -757,21 +773,12 @@ mod tests {
         let source =
             "<p>Command 9 stores objects with git tools.</p><p>Part of the git(1) suite</p>";
         pages.push(source.into());
-        let build = |mut b: StatsBuilder| {
-            for p in &pages {
-                b.add_page(&split_html(p));
-            }
-            b.finish(&TemplateRules::default())
-        };
-        let counted = build(StatsBuilder::counting(std::sync::Arc::new(
-            crate::passage::Phrases::new(["git(1)"]),
-        )));
+        let (counted, plain) = counted_and_plain(&pages, &["git(1)"]);
         let blocks = split_html(source);
         assert!(counted.is_template(&blocks[1]));
         let s = suggest(&blocks, &t, &counted, &|_| false).unwrap();
         assert_eq!((s.block, s.anchor.unwrap().1.as_str()), (1, "git(1)"));
         // Without the counts nothing says the boilerplate carries the link: it is no place.
-        let plain = build(StatsBuilder::new());
         let r = suggest(&blocks, &t, &plain, &|_| false);
         assert!(!matches!(r, Ok(ref s) if s.block == 1), "{r:?}");
         // Nor is boilerplate that names the destination in words the site does not link.
@@ -807,15 +814,8 @@ mod tests {
             ));
         }
         pages.push(source.into());
-        let build = |mut b: StatsBuilder| {
-            for p in &pages {
-                b.add_page(&split_html(p));
-            }
-            b.finish(&TemplateRules::default())
-        };
-        let counted = build(StatsBuilder::counting(std::sync::Arc::new(
-            crate::passage::Phrases::new(["Environment Variables", "Section 34.15"]),
-        )));
+        let (counted, plain) =
+            counted_and_plain(&pages, &["Environment Variables", "Section 34.15"]);
         let blocks = split_html(source);
         let anchor = |stats: &SiteStats| {
             suggest(&blocks, &t, stats, &|_| false)
@@ -826,7 +826,7 @@ mod tests {
         };
         assert_eq!(anchor(&counted), "Section 34.15");
         // Without the counts both phrases are whole mentions and the title's weight decides.
-        assert_eq!(anchor(&build(StatsBuilder::new())), "environment variables");
+        assert_eq!(anchor(&plain), "environment variables");
     }
 
     #[test]
