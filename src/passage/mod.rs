@@ -1,12 +1,14 @@
 //! Passage: where in a source page a link to a destination fits, and with which words. This
 //! module owns splitting page text into blocks (`blocks`), the word tokenizer (`text`), the
 //! site-wide statistics built in one streaming pass (`stats`: BM25 document frequencies,
-//! template blocks, site-name title parts), the scoring of a source's blocks for one
+//! template blocks, site-name title parts, the link rates of naming phrases), the scoring of a source's blocks for one
 //! destination (`score`) and the choice of the anchor span (`anchor`). It reads no file and
 //! knows no URL rules: the caller streams page text in (see `input::page_text`) and says which
 //! hrefs point at the destination.
 //!
-//! Use: build a [`StatsBuilder`] over every page (or a [`Sample`] of them) ([`StatsBuilder::add_page`] with
+//! Use: build a [`StatsBuilder`] over every page (or a [`Sample`] of them; with
+//! [`StatsBuilder::counting`] and the [`Phrases`] naming the destinations to weigh anchors by
+//! how often the site links them) ([`StatsBuilder::add_page`] with
 //! [`split`]'s blocks, [`StatsBuilder::add_title`] with every title), `finish` it, then for
 //! each destination build a [`Query`] from its [`Target`] and call [`Query::suggest`] with the
 //! blocks of each candidate source.

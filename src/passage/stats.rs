@@ -1,8 +1,10 @@
 //! Site statistics, built in one streaming pass over the pages (every page, or on a large
 //! site a fixed sample of them, see [`Sample`]): BM25 document frequencies over blocks, the
-//! average block length, and template blocks (a block text repeated on many pages is site
-//! furniture, not editorial context; the rule mirrors the links module's repeated-block rule).
-//! Memory is bounded by the site's vocabulary and its distinct blocks, kept as 64-bit hashes,
+//! average block length, template blocks (a block text repeated on many pages is site
+//! furniture, not editorial context; the rule mirrors the links module's repeated-block rule),
+//! and, for the phrases that name pages ([`Phrases`]), how often the site writes each and how
+//! often it links it (their link rate, [`SiteStats::link_rate`]). Memory is bounded by the
+//! site's vocabulary, its distinct blocks and the phrases counted, kept as 64-bit hashes,
 //! never as strings.
 
 use std::collections::{HashMap, HashSet};
