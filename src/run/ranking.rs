@@ -119,9 +119,9 @@ pub(super) fn rank(
     }
 }
 
-/// Pooled rows the passage stage scores and holds until the budget, at most (what a
-/// 100,000-page site's pool of four times the cap of 5 holds).
-const POOL_ROWS: usize = 2_000_000;
+/// Pooled rows the passage stage scores and holds until the budget, beyond four times the
+/// cap: a site of up to 6,250 destinations pools 16× the cap of 5, one of 25,000 or more 4×.
+const POOL_ROWS: usize = 500_000;
 
 /// How many times the destination cap the pool holds per destination with page text: as deep
 /// as [`POOL_ROWS`] allows, 4 to 16. Deeper finds more: the passage is evidence a link
@@ -130,7 +130,7 @@ const POOL_ROWS: usize = 2_000_000;
 /// sites, two seeds each; docs/quality.md), queue@N against 4×: 2× lost 8–13%, 8× gained 2–13%,
 /// 16× 5–22%. Every pooled row is scored and held until the budget, so the depth is bounded by
 /// rows: at 100,000 pages 8× took the peak memory from 1.35 to 1.91 GB (1.8× the run without
-/// page text, over issue 16's 1.5×).
+/// page text, over issue 16's 1.5×), and at 20,000 pages 16× from 367 to 697 MB (2.6×).
 fn pool_depth(destinations: usize, cap: usize) -> usize {
     (POOL_ROWS / destinations.saturating_mul(cap).max(1)).clamp(4, 16)
 }
@@ -213,13 +213,14 @@ mod tests {
 
     #[test]
     fn the_pool_is_as_deep_as_its_row_budget_allows() {
-        // A 100,000-page site keeps the depth it always had; smaller sites go deeper.
+        // Large sites keep the depth they always had; small sites go deeper.
         assert_eq!(pool_depth(100_000, 5), 4);
         assert_eq!(pool_depth(1_000_000, 5), 4);
-        assert_eq!(pool_depth(50_000, 5), 8);
-        assert_eq!(pool_depth(25_000, 5), 16);
+        assert_eq!(pool_depth(25_000, 5), 4);
+        assert_eq!(pool_depth(12_500, 5), 8);
+        assert_eq!(pool_depth(6_250, 5), 16);
         assert_eq!(pool_depth(1_200, 5), 16);
         assert_eq!(pool_depth(0, 5), 16);
-        assert!(pool_depth(30_000, 5) * 30_000 * 5 <= POOL_ROWS);
+        assert!(pool_depth(10_000, 5) * 10_000 * 5 <= POOL_ROWS);
     }
 }
