@@ -119,8 +119,9 @@ pub(super) fn rank(
     }
 }
 
-/// Pooled rows the passage stage scores and holds until the budget, beyond four times the
-/// cap: a site of up to 6,250 destinations pools 16× the cap of 5, one of 25,000 or more 4×.
+/// Pooled rows the passage stage scores and holds until the budget, at most, unless four
+/// times the cap is more: a site of up to 6,250 destinations pools 16× the cap of 5, one of
+/// 25,000 or more 4×.
 const POOL_ROWS: usize = 500_000;
 
 /// How many times the destination cap the pool holds per destination with page text: as deep
