@@ -483,7 +483,7 @@ pub enum Policy {
 /// Arguments of `linkgap inspect`.
 #[derive(Debug, Args)]
 pub struct InspectArgs {
-    /// Export files to describe.
+    /// Export files to describe; a folder stands for its export files.
     #[arg(required = true, value_name = "FILE")]
     pub files: Vec<PathBuf>,
 

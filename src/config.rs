@@ -673,8 +673,10 @@ fn check_ranges(args: &RunArgs) -> Result<(), ConfigError> {
     Ok(())
 }
 
-/// Find the embeddings, All Inlinks and Internal: All files in a folder by their headers.
-pub fn detect_roles(folder: &Path) -> Result<Inputs, ConfigError> {
+/// The files of a folder that may be exports (CSV, CSV.gz, TSV, TXT, XLSX; not hidden or an
+/// Excel lock file),
+/// sorted by name: what folder mode reads, and what `inspect FOLDER` describes.
+pub fn export_files(folder: &Path) -> Result<Vec<PathBuf>, ConfigError> {
     let entries = std::fs::read_dir(folder).map_err(|error| ConfigError::Folder {
         folder: folder.to_path_buf(),
         error,
@@ -683,21 +685,27 @@ pub fn detect_roles(folder: &Path) -> Result<Inputs, ConfigError> {
         .filter_map(Result::ok)
         .map(|e| e.path())
         .filter(|p| p.is_file())
+        .filter(|p| {
+            let name = p
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            !is_hidden_name(&name) && is_export_name(&name)
+        })
         .collect();
     files.sort();
+    Ok(files)
+}
+
+/// Find the embeddings, All Inlinks and Internal: All files in a folder by their headers.
+pub fn detect_roles(folder: &Path) -> Result<Inputs, ConfigError> {
+    let files = export_files(folder)?;
     let mut embeddings: Vec<(PathBuf, bool)> = Vec::new();
     let mut inlinks = Vec::new();
     let mut internal = Vec::new();
     let mut page_text = Vec::new();
     let mut unread = Vec::new();
     for path in files {
-        let name = path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        if is_hidden_name(&name) || !is_export_name(&name) {
-            continue;
-        }
         let roles = match Table::open(&path).and_then(|t| t.roles()) {
             Ok(r) => r,
             Err(e) => {

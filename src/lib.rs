@@ -124,7 +124,27 @@ pub fn run_cli(cli: Cli) -> Result<Status> {
             let mut rejected = 0;
             let mut failed = 0;
             let mut text = String::new();
-            for file in &args.files {
+            // A folder stands for its export files, as `run FOLDER` reads them; a folder with
+            // none is an error, like a file that cannot be read.
+            let mut files = Vec::new();
+            for path in &args.files {
+                if !path.is_dir() {
+                    files.push(path.clone());
+                    continue;
+                }
+                let found = config::export_files(path)?;
+                if found.is_empty() {
+                    use std::fmt::Write as _;
+                    let _ = write!(
+                        text,
+                        "{}\n  error: no export files (.csv, .csv.gz, .tsv, .txt, .xlsx) in this folder\n\n",
+                        path.display()
+                    );
+                    failed += 1;
+                }
+                files.extend(found);
+            }
+            for file in &files {
                 let d = inspect::describe(file, args.embedding_column.as_deref());
                 text.push_str(&d.text);
                 rejected += d.rejected;
@@ -135,7 +155,7 @@ pub fn run_cli(cli: Cli) -> Result<Status> {
             if failed > 0 {
                 anyhow::bail!(
                     "{failed} of {} file(s) could not be read; see the error lines above",
-                    args.files.len()
+                    files.len().max(failed)
                 );
             }
             Ok(if rejected > 0 {

@@ -524,6 +524,35 @@ fn inspect_exits_2_when_a_file_cannot_be_read() {
     }
 }
 
+/// A folder stands for its export files, as `run FOLDER` reads them: each is described, and
+/// a file that is not an export is left alone.
+#[test]
+fn inspect_describes_every_export_of_a_folder() {
+    let w = Workdir::new("inspect-folder");
+    std::fs::create_dir_all(w.path("crawl")).unwrap();
+    w.write(
+        "crawl/all_inlinks.csv",
+        sf_csv(INLINKS_HEADER, &link_rows()),
+    );
+    w.write("crawl/notes.md", b"not an export");
+    std::fs::copy(
+        env!("CARGO_MANIFEST_DIR").to_string() + "/samples/internal_all.csv",
+        w.path("crawl/internal_all.csv"),
+    )
+    .unwrap();
+    let out = w.run(&["inspect", "crawl"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    let all = stdout
+        .find("all_inlinks.csv")
+        .expect("All Inlinks described");
+    let internal = stdout
+        .find("internal_all.csv")
+        .expect("Internal: All described");
+    assert!(all < internal, "in name order: {stdout}");
+    assert!(!stdout.contains("notes.md"), "{stdout}");
+}
+
 /// A file cut off inside a quoted field: the partial last row is rejected and named, by a run
 /// and by `inspect` alike, instead of becoming a link to a truncated URL.
 #[test]
