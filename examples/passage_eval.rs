@@ -107,21 +107,15 @@ fn main() {
     // Page text: blocks and site statistics in one pass, timed.
     // The statistics count how often each phrase naming a page is written and linked: the
     // crawl's anchors (the removed ones left out), titles and H1s.
-    let phrases = Phrases::new(
-        anchors
-            .values()
-            .flat_map(|m| m.keys().map(String::as_str))
-            .chain(pages.values().flat_map(|(t, h)| {
-                title_parts(t)
-                    .into_iter()
-                    .chain(title_parts(h))
-                    .chain([t.clone(), h.clone()])
-                    .collect::<Vec<_>>()
-                    .leak()
-                    .iter()
-                    .map(String::as_str)
-            })),
-    );
+    let mut phrases = Phrases::new(anchors.values().flat_map(|m| m.keys().map(String::as_str)));
+    for (t, h) in pages.values() {
+        for text in [t, h] {
+            phrases.add(text);
+            for part in title_parts(text) {
+                phrases.add(&part);
+            }
+        }
+    }
     let table = Table::open(&dir.join("custom_extraction_all.csv")).unwrap();
     let mut blocks_of: HashMap<String, Vec<Block>> = HashMap::new();
     let mut builder = StatsBuilder::counting(Arc::new(phrases));

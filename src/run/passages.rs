@@ -187,11 +187,10 @@ fn naming_phrases(crawl: &Crawl, candidates: &[Candidate]) -> passage::Phrases {
     let destinations: PageSet = candidates.iter().map(|c| c.pages.1).collect();
     let mut phrases = passage::Phrases::default();
     for d in destinations {
-        let row = crawl
-            .internal
-            .as_ref()
-            .and_then(|i| crawl.crawled.get(&d).map(|&r| &i.urls[r]));
-        for text in row.into_iter().flat_map(|u| [&u.title, &u.h1]) {
+        for text in internal_row(crawl, d)
+            .into_iter()
+            .flat_map(|u| [&u.title, &u.h1])
+        {
             phrases.add(text);
             for part in passage::text::title_parts(text) {
                 phrases.add(&part);
@@ -226,12 +225,17 @@ impl Anchoring {
     }
 }
 
-/// What the crawl says names a destination: its title, H1 and the anchors other pages use.
-fn target(crawl: &Crawl, d: u32) -> Target {
-    let row = crawl
+/// Page `d`'s Internal: All row, if it was crawled.
+fn internal_row(crawl: &Crawl, d: u32) -> Option<&crate::input::internal::CrawledUrl> {
+    crawl
         .internal
         .as_ref()
-        .and_then(|i| crawl.crawled.get(&d).map(|&r| &i.urls[r]));
+        .and_then(|i| crawl.crawled.get(&d).map(|&r| &i.urls[r]))
+}
+
+/// What the crawl says names a destination: its title, H1 and the anchors other pages use.
+fn target(crawl: &Crawl, d: u32) -> Target {
+    let row = internal_row(crawl, d);
     Target {
         title: row.map(|u| u.title.clone()).unwrap_or_default(),
         h1: row.map(|u| u.h1.clone()).unwrap_or_default(),
