@@ -102,31 +102,33 @@ struct Grown {
 /// not the whole of a sentence (the whole of a short label may be), and neither sits inside
 /// nor crosses an existing link. A bracket the span opens is closed in it: the range runs on
 /// over the closing brackets that follow ("git-config(1)", not "git-config(1").
+/// `lettered` (a non-stop word of the span has a letter) and `open` (the span's brackets,
+/// [`Open::scan`]) are the caller's: [`best_span`] grows them a word at a time.
 fn allowed_span(
     text: &str,
     words: &[Word],
     span: Range<usize>,
     links: &[Range<usize>],
-    ends_sentence: bool,
+    (ends_sentence, lettered): (bool, bool),
+    open: Open,
 ) -> Option<Range<usize>> {
     let (first, last) = (&words[span.start], &words[span.end - 1]);
-    if first.stop || last.stop {
+    if first.stop || last.stop || !lettered {
         return None;
     }
     if span.start == 0 && span.end == words.len() && (words.len() > 3 || ends_sentence) {
         return None;
     }
-    let has_letter = words[span.clone()]
-        .iter()
-        .any(|w| !w.stop && text[w.range.clone()].chars().any(char::is_alphabetic));
-    if !has_letter {
-        return None;
-    }
-    let range = first.range.start..close_brackets(text, first.range.start..last.range.end)?;
+    let range = first.range.start..open.close(text, last.range.end);
     let touches_link = links
         .iter()
         .any(|l| l.start < range.end && range.start < l.end);
     (!touches_link).then_some(range)
+}
+
+/// Whether a word counts towards a span's letter rule: not a stop word, and has a letter.
+fn lettered(text: &str, w: &Word) -> bool {
+    !w.stop && text[w.range.clone()].chars().any(char::is_alphabetic)
 }
 
 /// Whether the span's words are the phrase's, in order (any case).
@@ -134,33 +136,42 @@ fn is_phrase(span: &[Word], phrase: &[u64]) -> bool {
     span.len() == phrase.len() && span.iter().zip(phrase).all(|(w, &h)| w.hash == h)
 }
 
-/// Where `range` of `text` ends once the round and square brackets it opens and leaves open
-/// are closed by the characters right after it (at most a few: "f(x)", "a[1]"); `None` when
-/// it closes a bracket it did not open ("1) today").
-fn close_brackets(text: &str, range: Range<usize>) -> Option<usize> {
-    let inside = &text[range.clone()];
-    let open = |o: u8, c: u8| {
-        let mut depth = 0usize;
-        for b in inside.bytes() {
-            if b == o {
-                depth += 1;
-            } else if b == c {
-                depth = depth.checked_sub(1)?;
+/// The round and square brackets a span has opened and not closed.
+#[derive(Debug, Clone, Copy, Default)]
+struct Open {
+    round: usize,
+    square: usize,
+}
+
+impl Open {
+    /// Count the brackets in `bytes`, which continue the span; `None` when one closes a
+    /// bracket the span did not open ("1) today"): so would every longer span.
+    fn scan(mut self, bytes: &[u8]) -> Option<Self> {
+        for &b in bytes {
+            match b {
+                b'(' => self.round += 1,
+                b')' => self.round = self.round.checked_sub(1)?,
+                b'[' => self.square += 1,
+                b']' => self.square = self.square.checked_sub(1)?,
+                _ => {}
             }
         }
-        Some(depth)
-    };
-    let (mut round, mut square) = (open(b'(', b')')?, open(b'[', b']')?);
-    let mut end = range.end;
-    for b in text.as_bytes()[end..].iter().take(4) {
-        match b {
-            b')' if round > 0 => round -= 1,
-            b']' if square > 0 => square -= 1,
-            _ => break,
-        }
-        end += 1;
+        Some(self)
     }
-    Some(end)
+
+    /// Where a span ending at `end` ends once the characters right after it close the
+    /// brackets it left open (at most a few: "f(x)", "a[1]").
+    fn close(mut self, text: &str, mut end: usize) -> usize {
+        for b in text.as_bytes()[end..].iter().take(4) {
+            match b {
+                b')' if self.round > 0 => self.round -= 1,
+                b']' if self.square > 0 => self.square -= 1,
+                _ => break,
+            }
+            end += 1;
+        }
+        end
+    }
 }
 
 /// Every phrase word with its phrase (by index), sorted: a block word finds its phrases by
@@ -272,12 +283,23 @@ fn best_span(
     // one word to each, in the same order, so nothing is recounted and the sums are the
     // same to the bit.
     for i in 0..words.len() {
-        if words[i].stop {
+        let reach = (i + MAX_ANCHOR_WORDS).min(words.len());
+        // No span from here shares a word with a phrase: all score 0.
+        if words[i].stop || named_before[reach] == named_before[i] {
             continue;
         }
         grown.clear();
-        for j in i + 1..=(i + MAX_ANCHOR_WORDS).min(words.len()) {
+        // The span's letter rule and brackets, grown with it: each byte is scanned once
+        // per start, not once per span (rescanning was two fifths of this function).
+        let (mut has_letter, mut open, mut scanned) =
+            (false, Open::default(), words[i].range.start);
+        for j in i + 1..=reach {
             let added = j - 1;
+            has_letter |= lettered(text, &words[added]);
+            let Some(now) = open.scan(&text.as_bytes()[scanned..words[added].range.end]) else {
+                break;
+            };
+            (open, scanned) = (now, words[added].range.end);
             for &(_, k) in &index[phrases_of[added].clone()] {
                 let at = grown.iter().position(|g| g.phrase == k).unwrap_or_else(|| {
                     grown.push(Grown {
@@ -301,7 +323,9 @@ fn best_span(
             if named_before[j] == named_before[i] {
                 continue;
             }
-            let Some(range) = allowed_span(text, words, i..j, links, ends_sentence) else {
+            let Some(range) =
+                allowed_span(text, words, i..j, links, (ends_sentence, has_letter), open)
+            else {
                 continue;
             };
             let span = &words[i..j];
@@ -345,7 +369,16 @@ mod tests {
         let mut best: Option<(f64, Range<usize>)> = None;
         for i in 0..words.len() {
             for j in i + 1..=(i + MAX_ANCHOR_WORDS).min(words.len()) {
-                let Some(range) = allowed_span(text, words, i..j, links, ends_sentence) else {
+                let first = words[i].range.start;
+                let lettered = words[i..j].iter().any(|w| lettered(text, w));
+                let Some(open) =
+                    Open::default().scan(&text.as_bytes()[first..words[j - 1].range.end])
+                else {
+                    continue;
+                };
+                let Some(range) =
+                    allowed_span(text, words, i..j, links, (ends_sentence, lettered), open)
+                else {
                     continue;
                 };
                 let span = &words[i..j];
@@ -392,7 +425,8 @@ mod tests {
         use crate::passage::text::words;
         let vocabulary = [
             "tables", "rows", "the", "index", "of", "vacuum", "full", "and", "planner", "to",
-            "Tables", "join", "here", "click", "more",
+            "Tables", "join", "here", "click", "more", "f(x)", "(see", "x)", "[2]", "42", "a[1",
+            "(1)",
         ];
         let mut seed = 11u64;
         let mut next = |n: usize| {
