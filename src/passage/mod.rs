@@ -22,4 +22,6 @@ pub mod text;
 pub use anchor::Scratch as AnchorScratch;
 pub use blocks::{Block, BlockKind, Context, Link, split, split_html, split_plain};
 pub use score::{FLOOR, NoPlace, Prepared, Query, Suggestion, Target, resolve_href, suggest};
-pub use stats::{Mentions, Phrases, SAMPLE_PAGES, Sample, SiteStats, StatsBuilder, TemplateRules};
+pub use stats::{
+    Mentions, PhraseKey, Phrases, SAMPLE_PAGES, Sample, SiteStats, StatsBuilder, TemplateRules,
+};

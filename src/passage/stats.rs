@@ -146,6 +146,35 @@ pub struct Phrases {
     longest: usize,
 }
 
+/// What [`Phrases`] keeps of a phrase; worked out apart from the set, so many can be on
+/// both cores.
+#[derive(Debug, Clone, Copy)]
+pub struct PhraseKey {
+    sequence: u64,
+    first: u64,
+    words: usize,
+}
+
+impl PhraseKey {
+    /// The key of `text`, if it has 1–[`MAX_COUNTED_WORDS`] words.
+    pub fn of(text: &str) -> Option<PhraseKey> {
+        let mut h = SEQUENCE_SEED;
+        let (mut first, mut n) = (None, 0);
+        for_each_hash(text, |w| {
+            h = sequence_step(h, w);
+            first.get_or_insert(w);
+            n += 1;
+        });
+        first
+            .filter(|_| n <= MAX_COUNTED_WORDS)
+            .map(|first| PhraseKey {
+                sequence: h,
+                first,
+                words: n,
+            })
+    }
+}
+
 /// Phrases longer than this are not counted: a link text that long is a sentence, and
 /// counting costs a probe per word for each length.
 pub const MAX_COUNTED_WORDS: usize = 8;
@@ -162,20 +191,16 @@ impl Phrases {
 
     /// Count `text` too, if it has 1–[`MAX_COUNTED_WORDS`] words.
     pub fn add(&mut self, text: &str) {
-        let mut h = SEQUENCE_SEED;
-        let (mut first, mut n) = (None, 0);
-        for_each_hash(text, |w| {
-            h = sequence_step(h, w);
-            first.get_or_insert(w);
-            n += 1;
-        });
-        if let Some(first) = first
-            && n <= MAX_COUNTED_WORDS
-        {
-            self.sequences.insert(h);
-            self.first.insert(first);
-            self.longest = self.longest.max(n);
+        if let Some(key) = PhraseKey::of(text) {
+            self.insert(key);
         }
+    }
+
+    /// Count the phrase `key` stands for.
+    pub fn insert(&mut self, key: PhraseKey) {
+        self.sequences.insert(key.sequence);
+        self.first.insert(key.first);
+        self.longest = self.longest.max(key.words);
     }
 
     /// No phrases.

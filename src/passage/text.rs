@@ -60,12 +60,13 @@ const TITLE_SEPARATORS: &[&str] = &[" | ", " - ", " – ", " — ", ": ", " · "
 /// A title's parts between separators, leading section numbers dropped ("2.6. Joins
 /// Between Tables" → "Joins Between Tables"); a title with no separator is its one part.
 pub fn title_parts(title: &str) -> Vec<String> {
-    let mut pieces = vec![title.to_string()];
+    // Split by each separator in turn (" :: " after ": " has split it), on slices of the
+    // title: a title is split for every destination of a large pool.
+    let mut pieces = vec![title];
     for sep in TITLE_SEPARATORS {
-        pieces = pieces
-            .iter()
-            .flat_map(|p| p.split(sep).map(str::to_string).collect::<Vec<_>>())
-            .collect();
+        if pieces.iter().any(|p| p.contains(sep)) {
+            pieces = pieces.iter().flat_map(|p| p.split(sep)).collect();
+        }
     }
     pieces
         .iter()

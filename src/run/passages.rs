@@ -185,20 +185,30 @@ pub(super) fn suggest(
 /// the anchor choice ([`passage::Phrases`]).
 fn naming_phrases(crawl: &Crawl, candidates: &[Candidate]) -> passage::Phrases {
     let destinations: PageSet = candidates.iter().map(|c| c.pages.1).collect();
-    let mut phrases = passage::Phrases::default();
-    for d in destinations {
-        for text in internal_row(crawl, d)
-            .into_iter()
-            .flat_map(|u| [&u.title, &u.h1])
-        {
-            phrases.add(text);
-            for part in passage::text::title_parts(text) {
-                phrases.add(&part);
+    // Each destination's phrases are worked out on both cores (a large pool has a hundred
+    // thousand destinations, each with its anchors), then gathered into one set.
+    let keys: Vec<passage::PhraseKey> = destinations
+        .into_par_iter()
+        .flat_map_iter(|d| {
+            let mut keys = Vec::new();
+            for text in internal_row(crawl, d)
+                .into_iter()
+                .flat_map(|u| [&u.title, &u.h1])
+            {
+                keys.extend(passage::PhraseKey::of(text));
+                for part in passage::text::title_parts(text) {
+                    keys.extend(passage::PhraseKey::of(&part));
+                }
             }
-        }
-        for (anchor, _) in crawl.links.anchors.get(&d).into_iter().flatten() {
-            phrases.add(anchor);
-        }
+            for (anchor, _) in crawl.links.anchors.get(&d).into_iter().flatten() {
+                keys.extend(passage::PhraseKey::of(anchor));
+            }
+            keys
+        })
+        .collect();
+    let mut phrases = passage::Phrases::default();
+    for key in keys {
+        phrases.insert(key);
     }
     phrases
 }
