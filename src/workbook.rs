@@ -395,31 +395,32 @@ impl WorkbookWriter {
                 j.clear();
             }
         };
-        let take_parts = || -> Result<(), XlsxError> {
-            loop {
-                let job = jobs.lock().map_or(None, |mut j| j.pop());
-                let Some((ws, rows, csv)) = job else {
-                    if let Some(f) = idle.lock().ok().and_then(|mut f| f.take()) {
-                        f();
-                    }
-                    return Ok(());
-                };
-                let mut rows = rows.into_iter().flatten();
-                let filled = without_write_panics(|| {
-                    to.fill(std::slice::from_mut(ws), sheet_b, rows.by_ref(), csv)
-                })
-                .and_then(|()| match rows.next() {
-                    // A part longer than a worksheet (not one of `parts`) loses no row silently.
-                    Some(_) => Err(XlsxError::RowColumnLimitError),
-                    None => Ok(()),
-                });
-                if filled.is_err() {
-                    stop();
-                    return filled;
-                }
-            }
-        };
         let (done_a, done_b) = std::thread::scope(|scope| {
+            let take_parts = || -> Result<(), XlsxError> {
+                loop {
+                    let job = jobs.lock().map_or(None, |mut j| j.pop());
+                    let Some((ws, rows, csv)) = job else {
+                        if let Some(f) = idle.lock().ok().and_then(|mut f| f.take()) {
+                            f();
+                        }
+                        return Ok(());
+                    };
+                    let mut rows = built_ahead(scope, rows.into_iter().flatten());
+                    let filled = without_write_panics(|| {
+                        to.fill(std::slice::from_mut(ws), sheet_b, rows.by_ref(), csv)
+                    })
+                    .and_then(|()| match rows.next() {
+                        // A part longer than a worksheet (not one of `parts`) loses no row
+                        // silently.
+                        Some(_) => Err(XlsxError::RowColumnLimitError),
+                        None => Ok(()),
+                    });
+                    if filled.is_err() {
+                        stop();
+                        return filled;
+                    }
+                }
+            };
             let other = scope.spawn(take_parts);
             let mine = without_write_panics(|| to.fill(ws_a, first.0, first.2, &mut a.csv))
                 .inspect_err(|_| stop())
@@ -567,6 +568,33 @@ impl Fill<'_> {
         }
         Ok(())
     }
+}
+
+/// Rows [`built_ahead`] builds before the writer asks for them, a batch at a time.
+const ROWS_AHEAD: usize = 1024;
+
+/// `rows`, built on a thread of `scope` a batch or two ahead of the thread that writes them:
+/// building a Queue row (its anchor chosen, its texts copied) then overlaps with writing the
+/// rows before it, which is one core's work in `rust_xlsxwriter`. The rows come in order; if
+/// the writer stops early, the builder stops at its next batch.
+fn built_ahead<'scope, I>(
+    scope: &'scope std::thread::Scope<'scope, '_>,
+    rows: I,
+) -> impl Iterator<Item = Vec<Cell>> + use<'scope, I>
+where
+    I: Iterator<Item = Vec<Cell>> + Send + 'scope,
+{
+    let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<Vec<Cell>>>(2);
+    scope.spawn(move || {
+        let mut rows = rows;
+        loop {
+            let batch: Vec<Vec<Cell>> = rows.by_ref().take(ROWS_AHEAD).collect();
+            if batch.is_empty() || tx.send(batch).is_err() {
+                break;
+            }
+        }
+    });
+    rx.into_iter().flatten()
 }
 
 /// How `rust_xlsxwriter`'s panic on a failed write starts: constant-memory worksheets write
