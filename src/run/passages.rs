@@ -213,25 +213,21 @@ fn naming_phrases(crawl: &Crawl, candidates: &[Candidate]) -> passage::Phrases {
     phrases
 }
 
-/// What the passage stage keeps until the budget has cut the pool: each destination's
-/// query and the site's statistics. The anchor does not count in the priority, so it is
-/// chosen only for the rows the budget keeps (a quarter of the pool, or less).
+/// What the passage stage keeps for the anchors: each destination's query and the site's
+/// statistics. The anchor does not count in the priority, so it is chosen only for the rows
+/// the budget keeps (a quarter of the pool, or less), as the Queue is written.
 pub(super) struct Anchoring {
     queries: PageMap<Query>,
     stats: passage::SiteStats,
 }
 
 impl Anchoring {
-    /// Choose the suggested anchor in every kept row's passage.
-    pub(super) fn choose(&self, kept: &mut [Candidate]) {
-        kept.par_iter_mut()
-            .for_each_init(passage::AnchorScratch::default, |scratch, c| {
-                if let (Placement::Found(p), Some(query)) =
-                    (&mut c.placement, self.queries.get(&c.pages.1))
-                {
-                    p.anchor = query.anchor_in(scratch, &p.block.text, &p.block.links, &self.stats);
-                }
-            });
+    /// Choose the suggested anchor in the passage of `c`, if it has one.
+    pub(super) fn choose(&self, scratch: &mut passage::AnchorScratch, c: &mut Candidate) {
+        if let (Placement::Found(p), Some(query)) = (&mut c.placement, self.queries.get(&c.pages.1))
+        {
+            p.anchor = query.anchor_in(scratch, &p.block.text, &p.block.links, &self.stats);
+        }
     }
 }
 
