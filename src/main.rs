@@ -3,6 +3,12 @@
 
 use std::process::ExitCode;
 
+/// mimalloc, without transparent huge pages: the stages hand buffers between threads (rows
+/// built on one and written on another, batches parsed on the pool), and glibc's per-thread
+/// arenas made those frees wait on locks; measured in docs/performance.md (allocator).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     let cli = linkgap::cli::parse();
     match linkgap::run_cli(cli) {
