@@ -8,15 +8,18 @@
 # same files into fields (issue 15's reference for reading: a single-threaded C tokenizer that
 # parses nothing), page cache warm, against linkgap's reading stages.
 # NUMPY_QUERIES=N searches only N query rows in NumPy and extrapolates (for 1M pages).
+# PAGE_TEXT=1 generates the site with page text (under target/bench/<PAGES>x<DIM>pt/) and also
+# runs linkgap on the same files without it, right before, to print issue 16's budget: what
+# the page text adds to the end-to-end time and the peak memory (at most +30% and 1.5×).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PAGES=${1:-20000}; DIM=${2:-1536}; TOPICS=${3:-40}; BODY=${4:-8}
 shift $(( $# < 4 ? $# : 4 )) || true
 [ "${1:-}" = "--" ] && shift
-DIR=target/bench/${PAGES}x${DIM}
+DIR=target/bench/${PAGES}x${DIM}${PAGE_TEXT:+pt}
 cargo build --release --quiet --bin linkgap --bin linkgap-gen
 if [ ! -f "$DIR/all_inlinks.csv" ]; then
-  ./target/release/linkgap-gen "$DIR" --pages "$PAGES" --dim "$DIM" --topics "$TOPICS" --body-links "$BODY" --clean
+  ./target/release/linkgap-gen "$DIR" --pages "$PAGES" --dim "$DIM" --topics "$TOPICS" --body-links "$BODY" --clean ${PAGE_TEXT:+--page-text}
 fi
 du -h "$DIR"/*.csv
 
@@ -27,12 +30,27 @@ if ! "$PY" -c "import numpy" 2>/dev/null; then
   PY=target/bench-venv/bin/python
 fi
 
+if [ -n "${PAGE_TEXT:-}" ]; then
+  echo "== linkgap without the page text (the same files but custom_extraction_all.csv)"
+  /usr/bin/time -v ./target/release/linkgap run --embeddings "$DIR/custom_javascript_all.csv" \
+    --inlinks "$DIR/all_inlinks.csv" --internal "$DIR/internal_all.csv" \
+    --out "$DIR/report-no-text.xlsx" "$@" 2> "$DIR/linkgap-no-text.err" || true
+  grep -E "^linkgap: stages" "$DIR/linkgap-no-text.err"
+fi
 echo "== linkgap"
 /usr/bin/time -v ./target/release/linkgap run "$DIR" --out "$DIR/report.xlsx" "$@" 2> "$DIR/linkgap.err" || true
 grep -E "^linkgap:" "$DIR/linkgap.err"
 RSS=$(awk -F: '/Maximum resident set size/ {gsub(/ /,"",$2); print $2}' "$DIR/linkgap.err")
 WALL=$(awk '/Elapsed \(wall clock\)/ {print $NF}' "$DIR/linkgap.err")
 echo "linkgap wall $WALL, peak RSS $((RSS / 1024)) MiB"
+if [ -n "${PAGE_TEXT:-}" ]; then
+  secs_of() { awk '/Elapsed \(wall clock\)/ { n = split($NF, p, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + p[i]; print s }' "$1"; }
+  rss_of() { awk -F: '/Maximum resident set size/ {gsub(/ /,"",$2); print $2}' "$1"; }
+  awk -v a="$(secs_of "$DIR/linkgap.err")" -v b="$(secs_of "$DIR/linkgap-no-text.err")" \
+      -v c="$(rss_of "$DIR/linkgap.err")" -v d="$(rss_of "$DIR/linkgap-no-text.err")" 'BEGIN {
+    printf "page text: %.1f s with, %.1f s without (%+.0f%%, budget +30%%); peak %.0f / %.0f MiB (%.2fx, budget 1.5x)\n",
+      a, b, 100 * (a / b - 1), c / 1024, d / 1024, c / d }'
+fi
 
 echo "== numpy (OPENBLAS_CORETYPE/OPENBLAS_L2_SIZE unset: AVX-512 kernel)"
 NP=$(env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE "$PY" benches/numpy_baseline.py "$DIR/custom_javascript_all.csv" ${NUMPY_QUERIES:+--queries "$NUMPY_QUERIES"} | tee /dev/stderr)
