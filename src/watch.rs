@@ -595,7 +595,20 @@ fn look(
             judged: false,
         };
     }
-    if !has_exports || tracker.judged {
+    if !has_exports {
+        // A client folder just made can fill before the file-system watch reaches inside it
+        // (a new directory's own events start only once it is watched, so files moved in at
+        // once can pass unseen): look again after the settle time rather than at the next
+        // poll, which may be minutes away. (`--once` looks once: it has no events to miss.)
+        return Ok(
+            if !options.once && tracker.since.elapsed() < options.settle {
+                Look::Busy
+            } else {
+                Look::Idle
+            },
+        );
+    }
+    if tracker.judged {
         return Ok(Look::Idle);
     }
     if tracker.since.elapsed() < options.settle {
