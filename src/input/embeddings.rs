@@ -397,12 +397,6 @@ impl Pending {
         self.rows.len() >= BATCH_ROWS || self.text.len() >= BATCH_BYTES
     }
 
-    /// Take the rows waiting, to be parsed; `spare` (a parsed batch's buffers, emptied) holds
-    /// the next, so a batch's tens of megabytes are allocated once, not grown for each batch.
-    fn take(&mut self, spare: &mut Option<Pending>) -> Pending {
-        std::mem::replace(self, spare.take().unwrap_or_default())
-    }
-
     /// Parse the rows waiting and add them, here and now.
     fn flush(
         &mut self,
@@ -412,7 +406,7 @@ impl Pending {
         table: &Table,
         column: &str,
     ) {
-        let batch = parse_batch(self.take(&mut None));
+        let batch = parse_batch(std::mem::take(self));
         *self = commit(batch, parsed, report, stats, table, column);
     }
 }
@@ -527,7 +521,6 @@ pub fn read(
     };
     let mut parsed = Parsed::default();
     let mut pending = Pending::default();
-    let mut spare: Option<Pending> = None;
     let mut latest_time: Option<String> = None;
 
     // The cells of one batch are parsed on the pool while this thread tokenizes the next;
@@ -613,8 +606,10 @@ pub fn read(
             };
             pending.push(page, raw);
             if pending.is_full() {
-                spare = land(&mut inflight, &mut parsed, report);
-                let rows = pending.take(&mut spare);
+                // The landed batch's emptied buffers hold the next one, so a batch's tens of
+                // megabytes are allocated once, not grown again for each batch.
+                let spare = land(&mut inflight, &mut parsed, report).unwrap_or_default();
+                let rows = std::mem::replace(&mut pending, spare);
                 inflight = Some(scope.spawn(move || parse_batch(rows)));
             }
         })?;
