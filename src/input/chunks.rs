@@ -3,8 +3,10 @@
 //! The reading thread cuts the decoded bytes into chunks of about [`CHUNK_BYTES`], each ending
 //! just after a line end with an even number of quotes before it in the chunk: where a
 //! record ends when every quote belongs to a quoted field, as in an export that quotes its
-//! fields. Workers split the chunks with the one grammar ([`Tokenizer`]) and check UTF-8; the
-//! visitor gets the rows one by one, in order, numbered across chunks.
+//! fields. Workers split the chunks with the one grammar ([`Tokenizer`]) into the bounds of
+//! each cell in the chunk's own bytes (only a cell with `""` is copied, unquoted) and check
+//! the chunk's UTF-8 once; the visitor gets the rows one by one as [`Row`]s borrowing the
+//! chunk, in order, numbered across chunks.
 //!
 //! A cut is checked, not trusted. A quote inside an unquoted field (`5" screen`) is literal
 //! text, so the parity can put a cut inside a quoted field; the chunk's worker then finds
@@ -21,7 +23,8 @@ use std::sync::{Arc, Mutex, mpsc};
 use csv::{ByteRecord, StringRecord};
 
 use super::InputError;
-use super::tokenizer::{MAX_RECORD_BYTES, Tokenizer};
+use super::row::Row;
+use super::tokenizer::{Fields, MAX_RECORD_BYTES, Tokenizer};
 
 /// Bytes a chunk is read up to before it is cut: small enough that the first rows reach the
 /// visitor at once and the chunks in flight stay a few MiB, large enough that a chunk's
@@ -36,8 +39,8 @@ const CUT_IN_QUOTES: &str = "it ends inside a quoted field at the end of the fil
 
 /// One record of a chunk.
 enum Item {
-    /// A row.
-    Row(StringRecord),
+    /// A row: its cells are the chunk's bounds `start..end`.
+    Row { start: u32, end: u32 },
     /// A row the grammar refused, with why.
     Bad(&'static str),
 }
@@ -52,10 +55,50 @@ struct Chunk {
     uncut: bool,
 }
 
+/// A chunk's text once its worker is done with it.
+enum Text {
+    /// Not split (or split wrongly): the bytes as read, for the sequential tokenizer.
+    Raw(Vec<u8>),
+    /// The chunk's `own` bytes, then the fields unquoted while splitting: valid UTF-8.
+    Valid { text: String, own: usize },
+    /// Not UTF-8 everywhere: the bytes as read, and the text the cells were decoded into.
+    Lossy { bytes: Vec<u8>, text: String },
+}
+
+impl Text {
+    /// The chunk's bytes as they were read.
+    fn into_bytes(self) -> Vec<u8> {
+        match self {
+            Text::Raw(bytes) | Text::Lossy { bytes, .. } => bytes,
+            Text::Valid { text, own } => {
+                let mut bytes = text.into_bytes();
+                bytes.truncate(own);
+                bytes
+            }
+        }
+    }
+
+    /// The text the bounds point into.
+    fn text(&self) -> &str {
+        match self {
+            Text::Raw(_) => "",
+            Text::Valid { text, .. } | Text::Lossy { text, .. } => text,
+        }
+    }
+}
+
+/// The vectors a chunk's split fills, passed back for the next chunk.
+#[derive(Default)]
+struct Spare {
+    bounds: Vec<(u32, u32)>,
+    items: Vec<Item>,
+}
+
 /// A chunk as its worker split it.
 struct Done {
-    /// Its bytes, kept for the sequential tokenizer if the cut turns out wrong.
-    bytes: Vec<u8>,
+    text: Text,
+    /// Each cell's place in the text, row after row.
+    bounds: Vec<(u32, u32)>,
     /// Its records, in order.
     items: Vec<Item>,
     /// The records are the file's: the chunk's last record ended at its end (or the file
@@ -110,7 +153,7 @@ pub(super) fn for_each_record(
     open: impl FnOnce() -> Result<Box<dyn Read>, InputError> + Send,
     delimiter: u8,
     io_error: &(dyn Fn(io::Error) -> InputError + Sync),
-    visit: &mut dyn FnMut(u64, &StringRecord) -> ControlFlow<()>,
+    visit: &mut dyn FnMut(u64, &Row<'_>) -> ControlFlow<()>,
     bad: &mut dyn FnMut(u64, String),
 ) -> Result<(), InputError> {
     in_chunks(open, delimiter, CHUNK_BYTES, io_error, visit, bad)
@@ -132,7 +175,7 @@ fn in_chunks(
     delimiter: u8,
     chunk_bytes: usize,
     io_error: &(dyn Fn(io::Error) -> InputError + Sync),
-    visit: &mut dyn FnMut(u64, &StringRecord) -> ControlFlow<()>,
+    visit: &mut dyn FnMut(u64, &Row<'_>) -> ControlFlow<()>,
     bad: &mut dyn FnMut(u64, String),
 ) -> Result<(), InputError> {
     let workers = workers();
@@ -142,7 +185,7 @@ fn in_chunks(
     // The workers own the job queue: should they all stop (a panic), the reader's next send
     // fails instead of waiting for ever.
     let jobs = Arc::new(Mutex::new(job_rx));
-    let records: Mutex<Vec<Vec<ByteRecord>>> = Mutex::new(Vec::new());
+    let spares: Mutex<Vec<Spare>> = Mutex::new(Vec::new());
     // Set once a cut was wrong: the reader stops cutting, and what it reads from then on
     // goes to the sequential tokenizer uncut.
     let sequential = AtomicBool::new(false);
@@ -176,12 +219,12 @@ fn in_chunks(
         let pool: Vec<_> = (0..workers)
             .map(|_| {
                 let jobs = Arc::clone(&jobs);
-                let records = &records;
+                let spares = &spares;
                 scope.spawn(move || {
                     loop {
                         let job = jobs.lock().map_or(None, |rx| rx.recv().ok());
                         let Some((chunk, done)) = job else { return };
-                        let spare = records.lock().map_or(None, |mut r| r.pop());
+                        let spare = spares.lock().map_or(None, |mut r| r.pop());
                         let _ = done.send(split(chunk, delimiter, spare.unwrap_or_default()));
                     }
                 })
@@ -191,7 +234,7 @@ fn in_chunks(
         let order = Order {
             rx: order_rx,
             sequential: &sequential,
-            records: &records,
+            spares: &spares,
             spare: spare_tx,
         };
         let visited = order.visit(delimiter, visit, bad);
@@ -219,7 +262,7 @@ fn in_chunks(
 struct Order<'a> {
     rx: mpsc::Receiver<Msg>,
     sequential: &'a AtomicBool,
-    records: &'a Mutex<Vec<Vec<ByteRecord>>>,
+    spares: &'a Mutex<Vec<Spare>>,
     spare: mpsc::Sender<Vec<u8>>,
 }
 
@@ -229,7 +272,7 @@ impl Order<'_> {
     fn visit(
         self,
         delimiter: u8,
-        visit: &mut dyn FnMut(u64, &StringRecord) -> ControlFlow<()>,
+        visit: &mut dyn FnMut(u64, &Row<'_>) -> ControlFlow<()>,
         bad: &mut dyn FnMut(u64, String),
     ) -> Visited {
         let mut rows = 0u64;
@@ -242,14 +285,20 @@ impl Order<'_> {
             let Ok(done) = done.recv() else {
                 return Visited::All;
             };
-            if !done.clean {
+            let Done {
+                text,
+                mut bounds,
+                mut items,
+                clean,
+            } = done;
+            if !clean {
                 self.sequential.store(true, Ordering::Relaxed);
                 let rest = Rest {
                     rx: &self.rx,
-                    current: io::Cursor::new(done.bytes),
+                    current: io::Cursor::new(text.into_bytes()),
                 };
                 let mut broke = false;
-                let mut visit = |n, r: &StringRecord| {
+                let mut visit = |n, r: &Row<'_>| {
                     let flow = visit(n, r);
                     broke |= flow.is_break();
                     flow
@@ -261,24 +310,24 @@ impl Order<'_> {
                     Err(e) => Visited::Failed(e),
                 };
             }
-            let mut reuse = Vec::with_capacity(done.items.len());
-            for item in done.items {
+            for item in &items {
                 rows += 1;
-                match item {
-                    Item::Row(record) => {
-                        let flow = visit(rows, &record);
-                        reuse.push(record.into_byte_record());
-                        if flow.is_break() {
+                match *item {
+                    Item::Row { start, end } => {
+                        let row = Row::flat(text.text(), &bounds[start as usize..end as usize]);
+                        if visit(rows, &row).is_break() {
                             return Visited::Broke;
                         }
                     }
                     Item::Bad(message) => bad(rows, message.to_string()),
                 }
             }
-            if let Ok(mut records) = self.records.lock() {
-                records.push(reuse);
+            bounds.clear();
+            items.clear();
+            if let Ok(mut spares) = self.spares.lock() {
+                spares.push(Spare { bounds, items });
             }
-            let _ = self.spare.send(done.bytes);
+            let _ = self.spare.send(text.into_bytes());
         }
     }
 }
@@ -298,7 +347,7 @@ impl Read for Rest<'_> {
             }
             match self.rx.recv() {
                 Ok(Msg::Chunk(done)) => match done.recv() {
-                    Ok(done) => self.current = io::Cursor::new(done.bytes),
+                    Ok(done) => self.current = io::Cursor::new(done.text.into_bytes()),
                     Err(_) => return Err(stopped()),
                 },
                 Ok(Msg::End) => return Ok(0),
@@ -417,26 +466,37 @@ fn odd_quotes(bytes: &[u8]) -> bool {
     lanes.iter().fold(tail, |acc, &l| acc ^ l) == 1
 }
 
-/// A worker's part: the chunk's records, UTF-8 checked.
-fn split(chunk: Chunk, delimiter: u8, mut spare: Vec<ByteRecord>) -> Done {
+/// A worker's part: the chunk's records as bounds into its bytes, UTF-8 checked.
+fn split(chunk: Chunk, delimiter: u8, spare: Spare) -> Done {
+    let Spare {
+        mut bounds,
+        mut items,
+    } = spare;
+    bounds.clear();
+    items.clear();
     // Bytes for the sequential tokenizer as they are, and a chunk longer than any record may
     // be (the sequential tokenizer refuses what is too long).
     if chunk.uncut || chunk.bytes.len() > MAX_RECORD_BYTES {
         return Done {
-            bytes: chunk.bytes,
-            items: Vec::new(),
+            text: Text::Raw(chunk.bytes),
+            bounds,
+            items,
             clean: false,
         };
     }
     let ends_line = matches!(chunk.bytes.last(), Some(b'\n' | b'\r'));
     let mut csv = Tokenizer::from_bytes(chunk.bytes, delimiter);
-    let mut items = Vec::new();
-    let mut record = spare.pop().unwrap_or_default();
+    let mut cells = Cells {
+        bounds,
+        unquoted: Vec::new(),
+        row_start: 0,
+        unquoted_start: 0,
+    };
     let failed = loop {
-        match csv.read(&mut record) {
+        match csv.read(&mut cells) {
             Ok(true) => {
-                let next = spare.pop().unwrap_or_default();
-                items.push(Item::Row(decode(std::mem::replace(&mut record, next))));
+                let (start, end) = cells.end_row();
+                items.push(Item::Row { start, end });
             }
             Ok(false) => break false,
             Err(_) => break true,
@@ -449,10 +509,101 @@ fn split(chunk: Chunk, delimiter: u8, mut spare: Vec<ByteRecord>) -> Done {
     {
         *last = Item::Bad(CUT_IN_QUOTES);
     }
+    let clean = !failed && (chunk.last || (ends_line && !cut));
+    let bytes = csv.into_bytes();
+    if !clean {
+        return Done {
+            text: Text::Raw(bytes),
+            bounds: cells.bounds,
+            items,
+            clean,
+        };
+    }
+    let (text, bounds) = decode_chunk(bytes, cells);
     Done {
-        bytes: csv.into_bytes(),
+        text,
+        bounds,
         items,
-        clean: !failed && (chunk.last || (ends_line && !cut)),
+        clean,
+    }
+}
+
+/// Marks a bound into [`Cells::unquoted`] rather than the chunk's bytes: a chunk is at most
+/// [`MAX_RECORD_BYTES`], far below this bit.
+const UNQUOTED: u32 = 1 << 31;
+
+/// A chunk's cells as the tokenizer finds them: a cell as written is its place in the
+/// chunk, and only a cell that had to be unquoted is copied (into `unquoted`). Copying each
+/// cell into a record of its own was a sixth of reading a crawl.
+struct Cells {
+    bounds: Vec<(u32, u32)>,
+    unquoted: Vec<u8>,
+    /// Where the record being split began, in `bounds` and `unquoted`.
+    row_start: usize,
+    unquoted_start: usize,
+}
+
+impl Cells {
+    /// The record just split ends here: its bounds' range.
+    fn end_row(&mut self) -> (u32, u32) {
+        let range = (self.row_start as u32, self.bounds.len() as u32);
+        self.row_start = self.bounds.len();
+        self.unquoted_start = self.unquoted.len();
+        range
+    }
+}
+
+impl Fields for Cells {
+    fn clear(&mut self) {
+        self.bounds.truncate(self.row_start);
+        self.unquoted.truncate(self.unquoted_start);
+    }
+
+    fn written(&mut self, _data: &[u8], base: usize, range: std::ops::Range<usize>) {
+        self.bounds
+            .push(((base + range.start) as u32, (base + range.end) as u32));
+    }
+
+    fn unquoted(&mut self, bytes: &[u8]) {
+        let start = self.unquoted.len() as u32;
+        self.unquoted.extend_from_slice(bytes);
+        self.bounds
+            .push((start | UNQUOTED, self.unquoted.len() as u32 | UNQUOTED));
+    }
+}
+
+/// The chunk's text: its bytes with the unquoted cells after them, checked as UTF-8 once. A
+/// chunk that is not UTF-8 everywhere has each cell decoded lossily, as a record's cells
+/// were: URLs and floats are ASCII, so the replacement characters cannot change a match.
+fn decode_chunk(mut bytes: Vec<u8>, cells: Cells) -> (Text, Vec<(u32, u32)>) {
+    let own = bytes.len();
+    let Cells {
+        mut bounds,
+        unquoted,
+        ..
+    } = cells;
+    if !unquoted.is_empty() {
+        bytes.extend_from_slice(&unquoted);
+        let own = own as u32;
+        for bound in bounds.iter_mut().filter(|b| b.0 & UNQUOTED != 0) {
+            *bound = ((bound.0 & !UNQUOTED) + own, (bound.1 & !UNQUOTED) + own);
+        }
+    }
+    match String::from_utf8(bytes) {
+        Ok(text) => (Text::Valid { text, own }, bounds),
+        Err(e) => {
+            let mut bytes = e.into_bytes();
+            let mut text = String::with_capacity(bytes.len());
+            for bound in &mut bounds {
+                let start = text.len();
+                text.push_str(&String::from_utf8_lossy(
+                    &bytes[bound.0 as usize..bound.1 as usize],
+                ));
+                *bound = (start as u32, text.len() as u32);
+            }
+            bytes.truncate(own);
+            (Text::Lossy { bytes, text }, bounds)
+        }
     }
 }
 
@@ -463,7 +614,7 @@ fn read_sequentially(
     reader: impl Read,
     delimiter: u8,
     mut rows: u64,
-    visit: &mut dyn FnMut(u64, &StringRecord) -> ControlFlow<()>,
+    visit: &mut dyn FnMut(u64, &Row<'_>) -> ControlFlow<()>,
     bad: &mut dyn FnMut(u64, String),
 ) -> io::Result<()> {
     let mut csv = Tokenizer::new(reader, delimiter);
@@ -476,7 +627,7 @@ fn read_sequentially(
                     if csv.ended_in_quotes() {
                         bad(rows, CUT_IN_QUOTES.to_string());
                     } else {
-                        let _ = visit(rows, &last);
+                        let _ = visit(rows, &Row::from(&last));
                     }
                 }
                 return Ok(());
@@ -485,14 +636,14 @@ fn read_sequentially(
                 rows += 1;
                 let previous = held.replace(decode(std::mem::take(&mut bytes)));
                 if let Some(previous) = previous
-                    && visit(rows - 1, &previous).is_break()
+                    && visit(rows - 1, &Row::from(&previous)).is_break()
                 {
                     return Ok(());
                 }
             }
             Err(e) => {
                 if let Some(previous) = held.take() {
-                    let _ = visit(rows, &previous);
+                    let _ = visit(rows, &Row::from(&previous));
                 }
                 return Err(e);
             }
@@ -565,8 +716,9 @@ mod tests {
     #[test]
     fn chunks_split_every_file_as_the_sequential_tokenizer_does() {
         // Stray quotes (`a"b`, text after a closing quote) make the quote parity lie: those
-        // files must still split alike, through the fallback.
-        let alphabet = b"ab,,\"\"\"\n\n\r x";
+        // files must still split alike, through the fallback. Bytes of UTF-8 (é) and not
+        // (a lone continuation byte, 0xff) are decoded cell by cell, lossily, either way.
+        let alphabet = b"ab,,\"\"\"\n\n\r x\xc3\xa9\xff";
         let mut rng = Rng::new(11);
         let mut fell_back = 0;
         for case in 0..1_000 {
@@ -592,7 +744,7 @@ mod tests {
                 &mpsc::channel().1,
                 &AtomicBool::new(false),
                 &mut |c| {
-                    rows.push(split(c, b',', Vec::new()).clean);
+                    rows.push(split(c, b',', Spare::default()).clean);
                     ControlFlow::Continue(())
                 },
             );

@@ -6,11 +6,9 @@
 use std::collections::BTreeMap;
 use std::ops::{ControlFlow, Range};
 
-use csv::StringRecord;
-
 use super::columns::{self, Col};
 use super::decimal;
-use super::{InputError, Table, cell};
+use super::{InputError, Row, Table, cell};
 use crate::report::{Report, Role};
 
 /// XLSX (and Excel) cap a cell at this many characters; a vector cell this long was cut.
@@ -537,7 +535,7 @@ pub fn read(
                 .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
             Some(commit(batch, parsed, report, stats, table, &column_name))
         };
-        table.rows(report, stats, &mut |report, row, record: &StringRecord| {
+        table.rows(report, stats, &mut |report, row, record: &Row<'_>| {
             let url = cell(record, url_col);
             if url.is_empty() {
                 report.reject(

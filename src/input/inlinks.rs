@@ -2,10 +2,8 @@
 //! HREF/AHREF types and ragged rows; the 15-column 2022–2024 file; the v24 16-column file with
 //! Crawlability; Segments columns; the French UI. Rows are streamed to a visitor, never held.
 
-use csv::StringRecord;
-
 use super::columns::Col;
-use super::{InputError, Table, cell};
+use super::{InputError, Row, Table, cell};
 use crate::report::{Report, Role};
 
 /// What kind of link a row is.
@@ -130,7 +128,7 @@ pub fn read(
     let follow_col = header.get(Col::Follow);
     let rel_col = header.get(Col::Rel);
     let (anchor_col, alt_col) = (header.get(Col::Anchor), header.get(Col::AltText));
-    table.rows(report, stats, &mut |report, row, record: &StringRecord| {
+    table.rows(report, stats, &mut |report, row, record: &Row<'_>| {
         let type_text = cell(record, type_col);
         let kind = if type_col.is_some() {
             link_kind(type_text)

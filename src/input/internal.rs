@@ -3,10 +3,8 @@
 //! canonical, redirect target, word count, title), and, when the crawl had them connected,
 //! the search, analytics and link-analysis numbers and the page's language.
 
-use csv::StringRecord;
-
 use super::columns::Col;
-use super::{InputError, Table, cell};
+use super::{InputError, Row, Table, cell};
 use crate::report::{Report, Role};
 
 /// One crawled URL.
@@ -231,7 +229,7 @@ pub fn read(table: &Table, report: &mut Report) -> Result<Internal, InputError> 
         has_language: cols[15].is_some(),
         ..Internal::default()
     };
-    table.rows(report, stats, &mut |report, row, r: &StringRecord| {
+    table.rows(report, stats, &mut |report, row, r: &Row<'_>| {
         let url = cell(r, cols[0]);
         if url.is_empty() {
             report.reject(
@@ -309,7 +307,7 @@ pub fn read(table: &Table, report: &mut Report) -> Result<Internal, InputError> 
 /// The row's signal cells, or the first one that is not a number.
 fn read_signals<'r>(
     cols: &[(Signal, usize)],
-    r: &'r StringRecord,
+    r: &Row<'r>,
 ) -> Result<Option<Box<[f64; Signal::COUNT]>>, (Signal, &'r str)> {
     if cols.is_empty() {
         return Ok(None);

@@ -11,6 +11,7 @@ pub mod inlinks;
 pub mod internal;
 pub mod list;
 pub mod page_text;
+mod row;
 pub mod source;
 mod tokenizer;
 
@@ -19,9 +20,8 @@ use std::io;
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 
-use csv::StringRecord;
-
 pub use columns::{Col, Header};
+pub use row::Row;
 pub use source::{Container, Source, TextEncoding};
 
 use crate::report::{Rejection, Report, Role};
@@ -120,11 +120,11 @@ impl Table {
         let mut first_rows = Vec::new();
         source.for_each_row(
             &mut |row, record| {
-                if let Some(h) = Header::from_record(row, record) {
+                if let Some(h) = Header::from_record(row, &record.to_record()) {
                     header = Some(h);
                     return ControlFlow::Break(());
                 }
-                first_rows.push(record.clone());
+                first_rows.push(record.to_record());
                 if row >= HEADER_SCAN_ROWS {
                     ControlFlow::Break(())
                 } else {
@@ -200,7 +200,7 @@ impl Table {
         &self,
         report: &mut Report,
         stats: usize,
-        visit: &mut dyn FnMut(&mut Report, u64, &StringRecord),
+        visit: &mut dyn FnMut(&mut Report, u64, &Row<'_>),
     ) -> Result<(), InputError> {
         let header_row = self.header.row;
         let url_col = self
@@ -266,7 +266,7 @@ impl Table {
 }
 
 /// A cell by column index, trimmed; empty when the row is short (ragged legacy rows).
-pub fn cell(record: &StringRecord, index: Option<usize>) -> &str {
+pub fn cell<'a>(record: &Row<'a>, index: Option<usize>) -> &'a str {
     index.and_then(|i| record.get(i)).map_or("", trim)
 }
 
@@ -281,11 +281,10 @@ fn trim(text: &str) -> &str {
 
 /// Whether every cell of a row is empty or white space. Nearly every row starts with a visible
 /// ASCII character, which settles it without trimming each cell.
-fn is_blank(record: &StringRecord) -> bool {
+fn is_blank(record: &Row<'_>) -> bool {
     match record
-        .as_byte_record()
-        .as_slice()
         .iter()
+        .flat_map(str::bytes)
         .find(|b| !b.is_ascii_whitespace())
     {
         Some(b) if b.is_ascii_graphic() => false,
@@ -314,16 +313,18 @@ pub fn is_export_name(name: &str) -> bool {
 mod tests {
     use std::sync::atomic::{AtomicUsize, Ordering};
 
+    use csv::StringRecord;
+
     use super::*;
 
     #[test]
     fn a_blank_row_is_one_whose_every_cell_trims_to_nothing() {
         let row = |cells: &[&str]| StringRecord::from(cells.to_vec());
         for blank in [&["", " "][..], &["\u{a0}", "\t"], &["\u{b}"], &[]] {
-            assert!(is_blank(&row(blank)), "{blank:?}");
+            assert!(is_blank(&Row::from(&row(blank))), "{blank:?}");
         }
         for text in [&["", "x"][..], &["\u{a0}é"], &["\u{1}"], &[" ", "\u{b}-"]] {
-            assert!(!is_blank(&row(text)), "{text:?}");
+            assert!(!is_blank(&Row::from(&row(text))), "{text:?}");
         }
     }
 

@@ -3,10 +3,8 @@
 //! HTML ("Extract Inner HTML") or plain text ("Extract Text") per page and extractor. Rows are
 //! streamed to a visitor, never held: a big site's export is several GB of HTML.
 
-use csv::StringRecord;
-
 use super::columns::{Col, Header, fold};
-use super::{Container, InputError, Table, cell};
+use super::{Container, InputError, Row, Table, cell};
 use crate::report::{Report, Role};
 
 /// Excel's cell limit: an XLSX cell of exactly this many characters was cut by Excel.
@@ -181,7 +179,7 @@ pub fn read(
         ..PageTextRead::default()
     };
     let mut joined = String::new();
-    table.rows(report, stats, &mut |report, row, record: &StringRecord| {
+    table.rows(report, stats, &mut |report, row, record: &Row<'_>| {
         let address = cell(record, address_col);
         if address.is_empty() {
             report.reject(
@@ -238,7 +236,7 @@ pub fn read(
 
 /// The extractor's cells of one row: the only non-empty one borrowed, several joined into
 /// `buffer` with a newline.
-fn join_cells<'a>(record: &'a StringRecord, columns: &[usize], buffer: &'a mut String) -> &'a str {
+fn join_cells<'a>(record: &Row<'a>, columns: &[usize], buffer: &'a mut String) -> &'a str {
     let mut filled = columns
         .iter()
         .map(|&c| record.get(c).map_or("", str::trim))
@@ -263,6 +261,7 @@ fn join_cells<'a>(record: &'a StringRecord, columns: &[usize], buffer: &'a mut S
 #[cfg(test)]
 mod tests {
     use super::*;
+    use csv::StringRecord;
     use std::io::Write;
 
     fn header(fields: &[&str]) -> Header {

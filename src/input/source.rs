@@ -1,7 +1,7 @@
 //! Raw row access to one export file, whatever its container: CSV (UTF-8 with or without BOM,
 //! UTF-16 "Unicode text", Windows-1252 from old Excel re-saves, comma/semicolon/tab delimited,
 //! optionally gzip-compressed) or XLSX (first sheet, streamed cell by cell). Rows come out as
-//! `StringRecord`s with their spreadsheet row number; nothing here knows what the columns mean.
+//! [`Row`]s with their spreadsheet row number; nothing here knows what the columns mean.
 
 use std::fs::File;
 use std::io::{self, BufReader, Read};
@@ -10,6 +10,8 @@ use std::path::{Path, PathBuf};
 
 use calamine::{DataRef, Reader, Xlsx};
 use csv::StringRecord;
+
+use super::row::Row;
 use encoding_rs_io::DecodeReaderBytesBuilder;
 
 use super::InputError;
@@ -285,7 +287,7 @@ impl Source {
     /// A row that cannot be decoded is passed to `bad` instead and reading goes on.
     pub fn for_each_row(
         &self,
-        visit: &mut dyn FnMut(u64, &StringRecord) -> ControlFlow<()>,
+        visit: &mut dyn FnMut(u64, &Row<'_>) -> ControlFlow<()>,
         bad: &mut dyn FnMut(u64, String),
     ) -> Result<(), InputError> {
         match self.container {
@@ -307,7 +309,7 @@ impl Source {
         delimiter: u8,
         encoding: TextEncoding,
         gzip: bool,
-        visit: &mut dyn FnMut(u64, &StringRecord) -> ControlFlow<()>,
+        visit: &mut dyn FnMut(u64, &Row<'_>) -> ControlFlow<()>,
         bad: &mut dyn FnMut(u64, String),
     ) -> Result<(), InputError> {
         let path = &self.path;
@@ -325,7 +327,7 @@ impl Source {
 
     fn xlsx_rows(
         &self,
-        visit: &mut dyn FnMut(u64, &StringRecord) -> ControlFlow<()>,
+        visit: &mut dyn FnMut(u64, &Row<'_>) -> ControlFlow<()>,
     ) -> Result<(), InputError> {
         let xlsx_err = |e: calamine::XlsxError| InputError::Xlsx {
             path: self.path.clone(),
@@ -337,6 +339,7 @@ impl Source {
         let sheet = self.sheet.clone().unwrap_or_default();
         let mut cells = workbook.worksheet_cells_reader(&sheet).map_err(xlsx_err)?;
         let mut record = StringRecord::new();
+        let empty = StringRecord::new();
         let mut current: Option<u32> = None;
         let mut value = String::new();
         // Cells stream in row order; a row is complete when the next row's first cell arrives.
@@ -345,17 +348,17 @@ impl Source {
             let (r, c) = cell.get_position();
             if current != Some(r) {
                 if let Some(prev) = current {
-                    if visit(u64::from(prev) + 1, &record).is_break() {
+                    if visit(u64::from(prev) + 1, &Row::from(&record)).is_break() {
                         return Ok(());
                     }
                     for blank in prev + 1..r {
-                        if visit(u64::from(blank) + 1, &StringRecord::new()).is_break() {
+                        if visit(u64::from(blank) + 1, &Row::from(&empty)).is_break() {
                             return Ok(());
                         }
                     }
                 } else {
                     for blank in 0..r {
-                        if visit(u64::from(blank) + 1, &StringRecord::new()).is_break() {
+                        if visit(u64::from(blank) + 1, &Row::from(&empty)).is_break() {
                             return Ok(());
                         }
                     }
@@ -371,7 +374,7 @@ impl Source {
             record.push_field(&value);
         }
         if let Some(prev) = current {
-            let _ = visit(u64::from(prev) + 1, &record);
+            let _ = visit(u64::from(prev) + 1, &Row::from(&record));
         }
         Ok(())
     }

@@ -12,6 +12,7 @@
 //! buffer grows to the size of the file.
 
 use std::io::{self, Read};
+use std::ops::Range;
 
 use csv::ByteRecord;
 
@@ -35,6 +36,32 @@ pub struct Tokenizer<R> {
     cut: bool,
     /// A field that needs unquoting (`""`, or text after the closing quote) is built here.
     scratch: Vec<u8>,
+}
+
+/// Where a record's fields go as they are split: a [`ByteRecord`], or bounds into the
+/// tokenizer's own buffer so that a field standing as written is never copied.
+pub trait Fields {
+    /// A record begins (again, when it is rescanned after a refill).
+    fn clear(&mut self);
+    /// A field as written: `data[range]`, where `data` starts `base` bytes into the
+    /// tokenizer's buffer.
+    fn written(&mut self, data: &[u8], base: usize, range: Range<usize>);
+    /// A field unquoted into new bytes (`""` made one quote, or text after a closing quote).
+    fn unquoted(&mut self, bytes: &[u8]);
+}
+
+impl Fields for ByteRecord {
+    fn clear(&mut self) {
+        ByteRecord::clear(self);
+    }
+
+    fn written(&mut self, data: &[u8], _base: usize, range: Range<usize>) {
+        self.push_field(&data[range]);
+    }
+
+    fn unquoted(&mut self, bytes: &[u8]) {
+        self.push_field(bytes);
+    }
 }
 
 /// What scanning the unread bytes for one record found.
@@ -87,7 +114,7 @@ impl<R: Read> Tokenizer<R> {
     }
 
     /// Read the next record into `record`: `Ok(false)` at the end of the file.
-    pub fn read(&mut self, record: &mut ByteRecord) -> io::Result<bool> {
+    pub fn read(&mut self, record: &mut impl Fields) -> io::Result<bool> {
         loop {
             // Line ends between records are blank lines: skipped, like the csv crate does.
             while self.start < self.end && matches!(self.buf[self.start], b'\r' | b'\n') {
@@ -101,7 +128,15 @@ impl<R: Read> Tokenizer<R> {
                 continue;
             }
             let data = &self.buf[self.start..self.end];
-            match scan(data, self.delimiter, self.eof, record, &mut self.scratch) {
+            let base = self.start;
+            match scan(
+                data,
+                base,
+                self.delimiter,
+                self.eof,
+                record,
+                &mut self.scratch,
+            ) {
                 // A record longer than the limit is refused whether or not its end was read
                 // yet: the same file gives the same answer however its reads fall.
                 Scan::Done { used, .. } if used > MAX_RECORD_BYTES => return Err(too_long()),
@@ -166,13 +201,15 @@ fn too_long() -> io::Error {
     )
 }
 
-/// One record from the front of `data` (which does not start with a line end). At the end of
-/// the file (`at_eof`) whatever is left is the record, as the csv crate ends one.
+/// One record from the front of `data` (which does not start with a line end and starts
+/// `base` bytes into the buffer). At the end of the file (`at_eof`) whatever is left is the
+/// record, as the csv crate ends one.
 fn scan(
     data: &[u8],
+    base: usize,
     delimiter: u8,
     at_eof: bool,
-    record: &mut ByteRecord,
+    record: &mut impl Fields,
     scratch: &mut Vec<u8>,
 ) -> Scan {
     record.clear();
@@ -184,7 +221,7 @@ fn scan(
             if !at_eof {
                 return Scan::More;
             }
-            record.push_field(b"");
+            record.written(data, base, i..i);
             return Scan::Done {
                 used: i,
                 cut: false,
@@ -195,13 +232,13 @@ fn scan(
                 if !at_eof {
                     return Scan::More;
                 }
-                record.push_field(&data[i..]);
+                record.written(data, base, i..data.len());
                 return Scan::Done {
                     used: data.len(),
                     cut: false,
                 };
             };
-            record.push_field(&data[i..i + j]);
+            record.written(data, base, i..i + j);
             i += j;
             if data[i] == delimiter {
                 i += 1;
@@ -222,8 +259,12 @@ fn scan(
                 if !at_eof {
                     return Scan::More;
                 }
-                scratch.extend_from_slice(&data[segment..]);
-                record.push_field(scratch);
+                if escaped {
+                    scratch.extend_from_slice(&data[segment..]);
+                    record.unquoted(scratch);
+                } else {
+                    record.written(data, base, segment..data.len());
+                }
                 return Scan::Done {
                     used: data.len(),
                     cut: true,
@@ -247,25 +288,20 @@ fn scan(
         if escaped {
             scratch.extend_from_slice(&data[segment..field_end]);
         }
-        let field: &[u8] = if escaped {
-            scratch
-        } else {
-            &data[segment..field_end]
-        };
         match data.get(i) {
             None => {
-                record.push_field(field);
+                push_field(record, data, base, escaped, scratch, segment..field_end);
                 return Scan::Done {
                     used: i,
                     cut: false,
                 };
             }
             Some(&b) if b == delimiter => {
-                record.push_field(field);
+                push_field(record, data, base, escaped, scratch, segment..field_end);
                 i += 1;
             }
             Some(b'\n' | b'\r') => {
-                record.push_field(field);
+                push_field(record, data, base, escaped, scratch, segment..field_end);
                 return Scan::Done {
                     used: i + 1,
                     cut: false,
@@ -279,9 +315,11 @@ fn scan(
                     return Scan::More;
                 }
                 let end = rest.map_or(data.len(), |k| i + k);
-                let mut joined = field.to_vec();
-                joined.extend_from_slice(&data[i..end]);
-                record.push_field(&joined);
+                if !escaped {
+                    scratch.extend_from_slice(&data[segment..field_end]);
+                }
+                scratch.extend_from_slice(&data[i..end]);
+                record.unquoted(scratch);
                 i = end;
                 if i == data.len() {
                     return Scan::Done {
@@ -299,6 +337,22 @@ fn scan(
                 }
             }
         }
+    }
+}
+
+/// A quoted field's text: unquoted in `scratch` when it held `""`, else as written.
+fn push_field(
+    record: &mut impl Fields,
+    data: &[u8],
+    base: usize,
+    escaped: bool,
+    scratch: &[u8],
+    written: Range<usize>,
+) {
+    if escaped {
+        record.unquoted(scratch);
+    } else {
+        record.written(data, base, written);
     }
 }
 
