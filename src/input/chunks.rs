@@ -492,6 +492,7 @@ fn split(chunk: Chunk, delimiter: u8, spare: Spare) -> Done {
         row_start: 0,
         unquoted_start: 0,
     };
+    debug_assert!(csv.never_refills());
     let failed = loop {
         match csv.read(&mut cells) {
             Ok(true) => {
@@ -553,6 +554,9 @@ impl Cells {
     }
 }
 
+// Bounds are offsets into the tokenizer's buffer, so they hold only for a tokenizer that never
+// refills it (moving or overwriting bytes): `Tokenizer::from_bytes`, which has the whole chunk
+// and is at the end of its input from the start, as `split` uses it.
 impl Fields for Cells {
     fn clear(&mut self) {
         self.bounds.truncate(self.row_start);

@@ -120,11 +120,12 @@ impl Table {
         let mut first_rows = Vec::new();
         source.for_each_row(
             &mut |row, record| {
-                if let Some(h) = Header::from_record(row, &record.to_record()) {
+                let record = record.to_record();
+                if let Some(h) = Header::from_record(row, &record) {
                     header = Some(h);
                     return ControlFlow::Break(());
                 }
-                first_rows.push(record.to_record());
+                first_rows.push(record);
                 if row >= HEADER_SCAN_ROWS {
                     ControlFlow::Break(())
                 } else {

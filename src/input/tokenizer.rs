@@ -155,6 +155,12 @@ impl<R: Read> Tokenizer<R> {
         }
     }
 
+    /// Whether the buffer holds the whole input, so a record's bytes never move: what
+    /// bounds into it (the chunks' `Cells`) rely on.
+    pub fn never_refills(&self) -> bool {
+        self.eof
+    }
+
     /// Whether the last record read ended the file inside an open quote.
     pub fn ended_in_quotes(&self) -> bool {
         self.cut
