@@ -310,11 +310,12 @@ impl Order<'_> {
                     Err(e) => Visited::Failed(e),
                 };
             }
+            let chunk_text = text.text();
             for item in &items {
                 rows += 1;
                 match *item {
                     Item::Row { start, end } => {
-                        let row = Row::flat(text.text(), &bounds[start as usize..end as usize]);
+                        let row = Row::flat(chunk_text, &bounds[start as usize..end as usize]);
                         if visit(rows, &row).is_break() {
                             return Visited::Broke;
                         }

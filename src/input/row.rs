@@ -4,8 +4,7 @@
 
 use csv::StringRecord;
 
-/// One row: its cells in order, each trimmed of nothing (readers trim through
-/// [`super::cell`]).
+/// One row: its cells in order, untrimmed (readers trim through [`super::cell`]).
 #[derive(Clone, Copy, Debug)]
 pub struct Row<'a>(Repr<'a>);
 
