@@ -410,7 +410,11 @@ fn place_page(
     // (the pool is 4 to 16 times the Queue, so this is most of the stage's memory).
     let mut shared: Vec<Option<Arc<PassageBlock>>> = vec![None; blocks.len()];
     rows.iter()
-        .map(|&(i, d)| {
+        .enumerate()
+        .map(|(k, &(i, d))| {
+            if let Some(&(_, next)) = rows.get(k + 1) {
+                queries[&next].touch();
+            }
             let links_to = |b: usize| targets_of(b).contains(&d);
             let placement = match queries[&d].place(&page, &links_to) {
                 Ok((b, strength)) => {
