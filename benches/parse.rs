@@ -84,7 +84,7 @@ fn main() {
         }
         n
     });
-    let (std, std_floats) = best_of(5, || {
+    let (by_std, std_floats) = best_of(5, || {
         let mut n = 0;
         for c in &cells {
             out.clear();
@@ -112,7 +112,7 @@ fn main() {
     );
     for (name, t) in [
         ("parse_vector", ours),
-        ("split + str::parse::<f32>", std),
+        ("split + str::parse::<f32>", by_std),
         ("count commas (no parsing)", commas),
     ] {
         println!(

@@ -447,8 +447,9 @@ mod tests {
         }
         let stats = site.finish(&TemplateRules::default());
         let mut found = 0;
-        // One chooser for every text, as the Queue's writer keeps one: what it keeps from a
-        // block (and its destination's phrases) must not leak into the next.
+        // One chooser for every text, as the Queue's writer keeps one: what its buffers
+        // hold from one block (worked out from that block's destination's phrases) must not
+        // leak into the next.
         let mut scratch = Scratch::default();
         for text in &texts {
             let ws = words(text);

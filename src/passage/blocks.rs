@@ -245,12 +245,13 @@ fn role(name: &LocalName) -> Role {
     }
 }
 
-/// Where the run of whitespace (`WHITESPACE == false`: of anything else) at the start of
-/// `text` ends, by `char::is_whitespace`: `text.trim_start()` and
-/// `text.find(char::is_whitespace)`, with an ASCII byte (nearly every byte of a page's text)
+/// Where the run at the start of `text` ends, by `char::is_whitespace`: with
+/// `STOP_AT_SPACE` false, a run of whitespace, ending at the first character that is not
+/// (what `text.trim_start()` skips); with it true, a run of anything else, ending at the
+/// first whitespace (`text.find(char::is_whitespace)`). An ASCII byte (nearly every byte of a page's text)
 /// tested as a byte, not decoded as a `char` (decoding was two fifths of the tokens' work).
 #[inline]
-fn whitespace_run<const WHITESPACE: bool>(text: &str) -> usize {
+fn run_end<const STOP_AT_SPACE: bool>(text: &str) -> usize {
     let bytes = text.as_bytes();
     let mut i = 0;
     while let Some(&b) = bytes.get(i) {
@@ -263,7 +264,7 @@ fn whitespace_run<const WHITESPACE: bool>(text: &str) -> usize {
             let c = text[i..].chars().next().unwrap_or_default();
             (c.is_whitespace(), c.len_utf8())
         };
-        if is_space == WHITESPACE {
+        if is_space == STOP_AT_SPACE {
             return i;
         }
         i += len;
@@ -318,12 +319,12 @@ impl Builder {
         // tokenizer hands text over in large chunks; this was a third of the split).
         let mut rest = chunk;
         loop {
-            let visible = &rest[whitespace_run::<false>(rest)..];
+            let visible = &rest[run_end::<false>(rest)..];
             self.space |= visible.len() < rest.len();
             if visible.is_empty() {
                 return;
             }
-            let end = whitespace_run::<true>(visible);
+            let end = run_end::<true>(visible);
             if self.space && !self.text.is_empty() {
                 self.text.push(' ');
             }
@@ -563,30 +564,25 @@ mod tests {
     use super::*;
 
     #[test]
-    fn whitespace_runs_end_where_std_says() {
+    fn space_and_word_runs_end_where_std_says() {
         // Every whitespace the standard library knows (ASCII, the vertical tab, NBSP, the
         // Unicode spaces and separators) among ASCII and multi-byte text.
         let pieces = [
             "a", "Z", " ", "\t", "\n", "\r", "\u{b}", "\u{c}", "\u{85}", "\u{a0}", "\u{2003}",
             "\u{2028}", "\u{3000}", "é", "日", "\u{200b}", "-",
         ];
-        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut rng = crate::rng::Rng::new(31);
         for _ in 0..20_000 {
-            let mut text = String::new();
-            for _ in 0..(state % 9) {
-                state ^= state << 13;
-                state ^= state >> 7;
-                state ^= state << 17;
-                text.push_str(pieces[(state % pieces.len() as u64) as usize]);
-            }
-            state = state.wrapping_add(0x2545_f491_4f6c_dd1d);
+            let text: String = (0..rng.below(9))
+                .map(|_| pieces[rng.below(pieces.len())])
+                .collect();
             assert_eq!(
-                whitespace_run::<false>(&text),
+                run_end::<false>(&text),
                 text.len() - text.trim_start().len(),
                 "{text:?}"
             );
             assert_eq!(
-                whitespace_run::<true>(&text),
+                run_end::<true>(&text),
                 text.find(char::is_whitespace).unwrap_or(text.len()),
                 "{text:?}"
             );
