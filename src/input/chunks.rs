@@ -469,12 +469,8 @@ fn odd_quotes(bytes: &[u8]) -> bool {
 
 /// A worker's part: the chunk's records as bounds into its bytes, UTF-8 checked.
 fn split(chunk: Chunk, delimiter: u8, spare: Spare) -> Done {
-    let Spare {
-        mut bounds,
-        mut items,
-    } = spare;
-    bounds.clear();
-    items.clear();
+    // The spare's vectors come back emptied (`Order::visit`).
+    let Spare { bounds, mut items } = spare;
     // Bytes for the sequential tokenizer as they are, and a chunk longer than any record may
     // be (the sequential tokenizer refuses what is too long).
     if chunk.uncut || chunk.bytes.len() > MAX_RECORD_BYTES {

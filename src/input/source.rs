@@ -10,11 +10,10 @@ use std::path::{Path, PathBuf};
 
 use calamine::{DataRef, Reader, Xlsx};
 use csv::StringRecord;
-
-use super::row::Row;
 use encoding_rs_io::DecodeReaderBytesBuilder;
 
 use super::InputError;
+use super::row::Row;
 pub use super::tokenizer::MAX_RECORD_BYTES;
 
 /// The container a file turned out to be, sniffed from its first bytes, not its name.

@@ -267,10 +267,8 @@ fn scan(
                 }
                 if escaped {
                     scratch.extend_from_slice(&data[segment..]);
-                    record.unquoted(scratch);
-                } else {
-                    record.written(data, base, segment..data.len());
                 }
+                push_field(record, data, base, escaped, scratch, segment..data.len());
                 return Scan::Done {
                     used: data.len(),
                     cut: true,
