@@ -232,6 +232,19 @@ struct Buffers {
     idf: Vec<f64>,
     named_before: Vec<usize>,
     grown: Vec<Grown>,
+    /// Each word's [`WordFlags`].
+    flags: Vec<WordFlags>,
+}
+
+/// What a span growing over a word learns from it, worked out once per word rather than
+/// once per span (scanning each span's bytes again had been a fifth of the chooser's time).
+#[derive(Debug, Clone, Copy)]
+struct WordFlags {
+    /// A bracket between the end of the word before and the end of this one: only then
+    /// are those bytes scanned ([`Open::scan`]).
+    bracket: bool,
+    /// The word counts towards the span's letter rule ([`lettered`]).
+    lettered: bool,
 }
 
 /// [`Scratch::choose`]'s work on the block's `words`, in `buffers`.
@@ -249,6 +262,7 @@ fn best_span(
         idf,
         named_before,
         grown,
+        flags,
     } = buffers;
     let ends_sentence = text.trim_end().ends_with(['.', '!', '?', ':', ';']);
     // A span scores only through the words it shares with a phrase. Each word's phrases
@@ -276,6 +290,18 @@ fn best_span(
     for ps in phrases_of.iter() {
         named_before.push(named_before[named_before.len() - 1] + usize::from(!ps.is_empty()));
     }
+    flags.clear();
+    let mut end = 0;
+    flags.extend(words.iter().map(|w| {
+        let bracket = text.as_bytes()[end..w.range.end]
+            .iter()
+            .any(|b| matches!(b, b'(' | b')' | b'[' | b']'));
+        end = w.range.end;
+        WordFlags {
+            bracket,
+            lettered: lettered(text, w),
+        }
+    }));
     let mut best: Option<(f64, Range<usize>)> = None;
     // The spans from one start are scored as the span grows a word at a time, keeping for
     // each phrase the span has a word of what `overlap` would find (the matched phrase
@@ -295,11 +321,14 @@ fn best_span(
             (false, Open::default(), words[i].range.start);
         for j in i + 1..=reach {
             let added = j - 1;
-            has_letter |= lettered(text, &words[added]);
-            let Some(now) = open.scan(&text.as_bytes()[scanned..words[added].range.end]) else {
-                break;
-            };
-            (open, scanned) = (now, words[added].range.end);
+            has_letter |= flags[added].lettered;
+            if flags[added].bracket {
+                let Some(now) = open.scan(&text.as_bytes()[scanned..words[added].range.end]) else {
+                    break;
+                };
+                open = now;
+            }
+            scanned = words[added].range.end;
             for &(_, k) in &index[phrases_of[added].clone()] {
                 let at = grown.iter().position(|g| g.phrase == k).unwrap_or_else(|| {
                     grown.push(Grown {
@@ -312,8 +341,9 @@ fn best_span(
                 });
                 let g = &mut grown[at];
                 let p = &phrases[k].words;
+                // The word first: most phrase words are not it, and need no look at `taken`.
                 if let Some(x) = (0..p.len())
-                    .find(|&x| !g.taken[..g.shared].contains(&x) && p[x] == words[added].hash)
+                    .find(|&x| p[x] == words[added].hash && !g.taken[..g.shared].contains(&x))
                 {
                     g.taken[g.shared] = x;
                     g.shared += 1;
