@@ -111,7 +111,7 @@ pub fn run(config: &RunConfig) -> Result<Outcome> {
         signals.as_ref(),
     );
     found.put_back(&compared, neighbors, config.top_k);
-    let (budgeted, passages, anchoring) =
+    let (budgeted, passages) =
         placed_and_budgeted(config, &crawl, &pages, candidates, progress, &mut report)?;
     // The ranking's three sentences, for both the Summary and the Run sheet.
     let budget_text = ranking::budget_text(&ranked, config.ranking.budget, &budgeted);
@@ -179,7 +179,6 @@ pub fn run(config: &RunConfig) -> Result<Outcome> {
         analysis: &analysis,
         body: &body,
         queue_rows,
-        anchoring: anchoring.as_ref(),
         queue_columns: signals
             .as_ref()
             .map(queue::DestinationSignals::columns)
@@ -288,8 +287,6 @@ struct Sheets<'a> {
     analysis: &'a Analysis<'a>,
     body: &'a std::collections::HashMap<u32, Vec<u32>>,
     queue_rows: Vec<review::QueueRow>,
-    /// Chooses each Queue row's anchor as the row is written (with page text).
-    anchoring: Option<&'a passages::Anchoring>,
     queue_columns: Vec<String>,
     added_columns: &'a [String],
     inventory: &'a [pages::InventoryRow],
@@ -302,8 +299,7 @@ struct Sheets<'a> {
     checksum_paths: Vec<std::path::PathBuf>,
 }
 
-/// The pool's passages and the budget over them; with page text, what chooses the anchors
-/// of the rows kept.
+/// The pool's passages, the budget over them, and the anchors of the rows it keeps.
 fn placed_and_budgeted(
     config: &RunConfig,
     crawl: &Crawl,
@@ -311,11 +307,7 @@ fn placed_and_budgeted(
     mut candidates: Vec<review::Candidate>,
     progress: Progress,
     report: &mut Report,
-) -> Result<(
-    queue::Budgeted,
-    passages::PassageReport,
-    Option<passages::Anchoring>,
-)> {
+) -> Result<(queue::Budgeted, passages::PassageReport)> {
     // The sample is sized by the pages with a vector: Internal: All also lists images,
     // scripts and PDFs, which have no text.
     let with_vectors = pages.values().filter(|p| p.vector.is_some()).count();
@@ -327,9 +319,12 @@ fn placed_and_budgeted(
         progress,
         report,
     )?;
-    let budgeted = queue::apply_budget(candidates, config.ranking.budget);
+    let mut budgeted = queue::apply_budget(candidates, config.ranking.budget);
+    if let Some(anchoring) = anchoring {
+        anchoring.choose_all(&mut budgeted.kept);
+    }
     passages.count(&budgeted.kept);
-    Ok((budgeted, passages, anchoring))
+    Ok((budgeted, passages))
 }
 
 /// Write every sheet, in order.
@@ -363,13 +358,8 @@ fn write_sheets(s: Sheets<'_>) -> Result<()> {
                 queue_parts
                     .into_iter()
                     .map(|part| {
-                        let mut scratch = crate::passage::AnchorScratch::default();
-                        part.into_iter().map(move |mut r| {
-                            if let Some(anchoring) = s.anchoring {
-                                anchoring.choose(&mut scratch, &mut r.candidate);
-                            }
-                            review::queue_row(&config.client, r, s.added_columns)
-                        })
+                        part.into_iter()
+                            .map(|r| review::queue_row(&config.client, r, s.added_columns))
                     })
                     .collect(),
             ),
