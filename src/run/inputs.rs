@@ -7,6 +7,7 @@ use std::sync::mpsc::Receiver;
 use std::thread::JoinHandle;
 
 use anyhow::{Context, Result};
+use rayon::prelude::*;
 use sha2::{Digest, Sha256};
 
 use crate::config::Inputs;
@@ -80,14 +81,16 @@ impl Tables {
 /// gone). The run starts it in the workbook stage when a filling thread has no sheet left to
 /// fill, so hashing gigabytes takes the core that thread frees: hashing beside the parsing
 /// of the embeddings took a fifth of that stage's samples, and beside the two sheets' fills
-/// it slowed both.
+/// it slowed both. The files are hashed side by side on the rayon pool (idle while sheets
+/// are written): the Run sheet, and so the saving of the workbook, waits for the last one,
+/// and hashing them one after another on one core had become the stage's tail.
 pub(super) fn checksum(paths: Vec<PathBuf>, start: Receiver<()>) -> JoinHandle<Digests> {
     std::thread::spawn(move || {
         // Err: every sender was dropped, e.g. a sheet failed; hash anyway, the run may still
         // want the Run sheet.
         let _ = start.recv();
         paths
-            .iter()
+            .par_iter()
             .map(|p| (p.clone(), file_digest(p)))
             .collect::<Vec<_>>()
     })
