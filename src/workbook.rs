@@ -228,9 +228,16 @@ impl Formats {
     }
 }
 
+/// Whether `s` has at most `max` characters. A text of at most `max` bytes has, and needs no
+/// count: counting every cell's characters had been a twentieth of the Queue's writing thread,
+/// the write stage's longest path.
+fn fits(s: &str, max: usize) -> bool {
+    s.len() <= max || s.chars().count() <= max
+}
+
 /// `s` as written into a cell of at most `max` characters: cut, with "…" as its last one.
 pub fn cut(s: &str, max: usize) -> std::borrow::Cow<'_, str> {
-    if s.chars().count() <= max {
+    if fits(s, max) {
         return s.into();
     }
     let mut out: String = s.chars().take(max - 1).collect();
@@ -723,7 +730,7 @@ fn write_marked(
         && span.end <= s.len()
         && s.is_char_boundary(span.start)
         && s.is_char_boundary(span.end)
-        && s.chars().count() <= MAX_CELL_CHARS;
+        && fits(s, MAX_CELL_CHARS);
     if !usable {
         ws.write_string(r, c, cut(s, MAX_CELL_CHARS).as_ref())?;
         return Ok(());
@@ -1029,5 +1036,9 @@ mod tests {
         let long = "é".repeat(MAX_CELL_CHARS + 10);
         assert_eq!(cut(&long, MAX_CELL_CHARS).chars().count(), MAX_CELL_CHARS);
         assert_eq!(cut("short", 10), "short");
+        // More bytes than the limit but not more characters: whole.
+        let accented = "é".repeat(MAX_CELL_CHARS);
+        assert_eq!(cut(&accented, MAX_CELL_CHARS), accented.as_str());
+        assert_eq!(cut(&"a".repeat(11), 10), format!("{}…", "a".repeat(9)));
     }
 }
