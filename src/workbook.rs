@@ -581,7 +581,7 @@ impl Fill<'_> {
 const ROWS_AHEAD: usize = 1024;
 
 /// `rows`, built on a thread of `scope` a batch or two ahead of the thread that writes them:
-/// building a Queue row (its anchor chosen, its texts copied) then overlaps with writing the
+/// building a Queue row (its texts copied, its cells made) then overlaps with writing the
 /// rows before it, which is one core's work in `rust_xlsxwriter`. The rows come in order; if
 /// the writer stops early, the builder stops at its next batch.
 fn built_ahead<'scope, I>(

@@ -290,6 +290,10 @@ fn best_span(
     for ps in phrases_of.iter() {
         named_before.push(named_before[named_before.len() - 1] + usize::from(!ps.is_empty()));
     }
+    // No word names the destination: no span scores.
+    if named_before[words.len()] == 0 {
+        return None;
+    }
     flags.clear();
     let mut end = 0;
     flags.extend(words.iter().map(|w| {
@@ -477,8 +481,8 @@ mod tests {
         }
         let stats = site.finish(&TemplateRules::default());
         let mut found = 0;
-        // One chooser for every text, as the Queue's writer keeps one: what its buffers
-        // hold from one block (worked out from that block's destination's phrases) must not
+        // One chooser for every text, as each of the run's anchor workers keeps one for
+        // hundreds of rows (`run::passages`): what its buffers hold from one block (worked out from that block's destination's phrases) must not
         // leak into the next.
         let mut scratch = Scratch::default();
         for text in &texts {

@@ -81,9 +81,11 @@ impl Tables {
 /// gone). The run starts it in the workbook stage when a filling thread has no sheet left to
 /// fill, so hashing gigabytes takes the core that thread frees: hashing beside the parsing
 /// of the embeddings took a fifth of that stage's samples, and beside the two sheets' fills
-/// it slowed both. The files are hashed side by side on the rayon pool (idle while sheets
-/// are written): the Run sheet, and so the saving of the workbook, waits for the last one,
-/// and hashing them one after another on one core had become the stage's tail.
+/// it slowed both. The files are hashed side by side on the rayon pool (no sheet is filled
+/// on it): the Run sheet, and so the saving of the workbook, waits for the last one, and
+/// hashing them one after another on one core had become the stage's tail once the anchors
+/// left the Queue's fill. Until that fill ends the two hashing threads share the cores with
+/// it (measured only together with stop 32's other changes, docs/performance.md).
 pub(super) fn checksum(paths: Vec<PathBuf>, start: Receiver<()>) -> JoinHandle<Digests> {
     std::thread::spawn(move || {
         // Err: every sender was dropped, e.g. a sheet failed; hash anyway, the run may still
