@@ -482,8 +482,8 @@ mod tests {
         let stats = site.finish(&TemplateRules::default());
         let mut found = 0;
         // One chooser for every text, as each of the run's anchor workers keeps one for
-        // hundreds of rows (`run::passages`): what its buffers hold from one block (worked out from that block's destination's phrases) must not
-        // leak into the next.
+        // many rows (`run::passages`): what its buffers hold from one block (worked out
+        // from that block's destination's phrases) must not leak into the next.
         let mut scratch = Scratch::default();
         for text in &texts {
             let ws = words(text);

@@ -222,44 +222,18 @@ pub(super) struct Anchoring {
 }
 
 impl Anchoring {
-    /// Choose the suggested anchor in the passage of each of `kept`, on every core, and
-    /// a destination's rows one after another: its query, and the statistics of the words
-    /// it names, are then read from cache. In the Queue's order, each row reached another
-    /// destination's query out of cache, and choosing the anchors one row at a time as the
-    /// Queue was written had taken 4–8 s of the 100,000-page run's write stage.
+    /// Choose the suggested anchor in the passage of each of `kept`, on every core. Chosen
+    /// one row at a time as the Queue was written, on the thread building its rows, the
+    /// anchors had sat on the write stage's longest path (4–8 s of the 100,000-page run).
     pub(super) fn choose_all(self, kept: &mut [Candidate]) {
-        let mut order: Vec<usize> = (0..kept.len())
-            .filter(|&i| matches!(kept[i].placement, Placement::Found(_)))
-            .collect();
-        order.sort_unstable_by_key(|&i| kept[i].pages.1);
-        let kept_now: &[Candidate] = kept;
-        let anchors: Vec<(usize, Option<std::ops::Range<usize>>)> = order
-            .par_chunks(256)
-            .flat_map_iter(|chunk| {
-                let mut scratch = passage::AnchorScratch::default();
-                chunk
-                    .iter()
-                    .map(|&i| {
-                        let c = &kept_now[i];
-                        let anchor = match (&c.placement, self.queries.get(&c.pages.1)) {
-                            (Placement::Found(p), Some(query)) => query.anchor_in(
-                                &mut scratch,
-                                &p.block.text,
-                                &p.block.links,
-                                &self.stats,
-                            ),
-                            _ => None,
-                        };
-                        (i, anchor)
-                    })
-                    .collect::<Vec<_>>()
-            })
-            .collect();
-        for (i, anchor) in anchors {
-            if let Placement::Found(p) = &mut kept[i].placement {
-                p.anchor = anchor;
-            }
-        }
+        kept.par_iter_mut()
+            .for_each_init(passage::AnchorScratch::default, |scratch, c| {
+                if let (Placement::Found(p), Some(query)) =
+                    (&mut c.placement, self.queries.get(&c.pages.1))
+                {
+                    p.anchor = query.anchor_in(scratch, &p.block.text, &p.block.links, &self.stats);
+                }
+            });
     }
 }
 
