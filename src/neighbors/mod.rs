@@ -2,10 +2,12 @@
 //! candidate sources, with raw scores. Vectors arrive L2-normalised, so cosine is a dot
 //! product. A page is never its own neighbour; ties go to the lower id (ids are in URL order).
 //! [`exact`] forms every pair with a blocked GEMM; [`ivf`] probes an inverted-file index for
-//! large sites; [`recall`] measures how close the index came on a sample of queries.
+//! large sites (its coarse quantizer, spherical k-means, in `kmeans`); [`recall`] measures how
+//! close the index came on a sample of queries.
 
 pub mod exact;
 pub mod ivf;
+mod kmeans;
 pub mod recall;
 
 pub use exact::{Matrix, Neighbor, top_k, top_k_with_progress};
