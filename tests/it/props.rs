@@ -1,11 +1,14 @@
 //! Property tests: URL normalization is idempotent and total; the readers survive any bytes
 //! (truncation, random bytes, stray quotes, huge cells) without panicking, and account for
-//! every row they read.
+//! every row they read; any page text, however broken its HTML, gets a passage inside the
+//! page and an anchor inside the passage that no existing link already covers, or a reason.
 
 use proptest::prelude::*;
 
+use linkgap::input::page_text::{self, TextFormat};
 use linkgap::input::{Table, embeddings, inlinks, internal};
 use linkgap::normalize::{Rules, SlashPolicy, WwwPolicy, normalize};
+use linkgap::passage::{StatsBuilder, Target, TemplateRules, split, suggest};
 use linkgap::report::Report;
 
 use crate::util::*;
@@ -215,6 +218,10 @@ fn read_all_roles(dir: &std::path::Path, name: &str, bytes: &[u8]) {
         report.stats(stats).used += 1;
     });
     let _ = internal::read(&table, &mut report);
+    let _ = page_text::read(&table, None, &mut report, &mut |report, stats, page| {
+        report.stats(stats).used += 1;
+        let _ = split(page.text, page.format);
+    });
     for s in report.files() {
         // The internal and embeddings readers leave "used" to the pipeline, so only the
         // All Inlinks reader's books can be checked exactly here.
@@ -243,5 +250,83 @@ proptest! {
         let mut gz = vec![0x1F, 0x8B];
         gz.extend_from_slice(&bytes);
         read_all_roles(&w.dir, "random.csv.gz", &gz);
+    }
+}
+
+/// Words the pages, titles and anchors share, so that a place is often found.
+const VOCABULARY: [&str; 8] = [
+    "guide",
+    "install",
+    "the",
+    "GIN",
+    "index",
+    "replication",
+    "caf\u{e9}",
+    "\u{65e5}\u{672c}",
+];
+
+fn phrase(words: std::ops::Range<usize>) -> impl Strategy<Value = String> {
+    proptest::collection::vec(prop::sample::select(VOCABULARY.to_vec()), words)
+        .prop_map(|w| w.join(" "))
+}
+
+/// Pieces of page text: tags that open and close blocks and links (unbalanced as often as
+/// not), character references, comments, scripts, and text in several scripts.
+fn html_piece() -> impl Strategy<Value = String> {
+    prop_oneof![
+        3 => phrase(1..4).prop_map(|p| format!(" {p} ")),
+        2 => prop::sample::select(vec![
+            "<p>", "</p>", "<li>", "</li>", "<h2>", "</h2>", "<td>", "<table><tr><td>",
+            "<pre><code>", "</code></pre>", "<a href=\"/guide\">", "<a href=\"/other\">",
+            "<a>", "</a>", "<br>", "<div>", "</div>", "<dt>", "<dd>", "&amp;", "&#x1F600;",
+            "&nbsp;", "&bogus;", "<script>", "</script>", "<!--", "-->", "<", ">", "\n\n",
+        ])
+        .prop_map(str::to_string),
+        1 => "[a-zA-Z \u{e9}\u{65e5}()\\[\\].,-]{0,14}",
+        1 => "\\PC{0,4}",
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+    #[test]
+    fn any_page_text_gets_a_place_within_it_or_a_reason(
+        pieces in proptest::collection::vec(html_piece(), 0..40),
+        title in phrase(0..4),
+        anchor in phrase(0..3),
+        plain in any::<bool>(),
+    ) {
+        let text: String = pieces.concat();
+        let format = if plain { TextFormat::Plain } else { TextFormat::Html };
+        let blocks = split(&text, format);
+        let mut builder = StatsBuilder::new();
+        builder.add_title(&title);
+        builder.add_page(&blocks);
+        let stats = builder.finish(&TemplateRules::default());
+        let target = Target {
+            title: title.clone(),
+            h1: String::new(),
+            anchors: vec![(anchor, 2)],
+        };
+        let links_here = |href: &str| href == "/guide";
+        if let Ok(s) = suggest(&blocks, &target, &stats, &links_here) {
+            prop_assert!(s.block < blocks.len());
+            let block = &blocks[s.block];
+            prop_assert_eq!(&s.text, &block.text);
+            prop_assert!((0.0..=1.0).contains(&s.score), "score {}", s.score);
+            // A block that already links to the destination is not a place.
+            prop_assert!(block.links.iter().all(|l| !links_here(&l.href)));
+            if let Some((range, words)) = &s.anchor {
+                prop_assert!(range.start < range.end && range.end <= s.text.len());
+                prop_assert!(s.text.is_char_boundary(range.start) && s.text.is_char_boundary(range.end));
+                prop_assert_eq!(&s.text[range.clone()], words.as_str());
+                // Never text already linked to another page.
+                for l in &block.links {
+                    prop_assert!(l.range.end <= range.start || range.end <= l.range.start,
+                        "anchor {:?} overlaps link {:?} in {:?}", range, l.range, s.text);
+                }
+            }
+        }
     }
 }
