@@ -97,27 +97,22 @@ pub fn run(config: &RunConfig) -> Result<Outcome> {
     // The review queue.
     let preparing = progress.rows("Preparing the review queue");
     preparing.set_message("Preparing the review queue (candidates, earlier decisions)");
-    let fingerprints = queue::fingerprints(&compared.order, &matrix, dim, &crawl);
-    // The vectors are not needed past this point; free them before the sheets are built.
-    drop(matrix);
-    let signals = queue::DestinationSignals::new(&compared.targets, &crawl);
-    let candidates = queue::candidates(
+    let (candidates, signals) = pooled(
         config,
         &compared,
         &crawl,
-        &ranked.ranking.kept,
+        &ranked,
         &neighbors,
-        &fingerprints,
-        signals.as_ref(),
+        (matrix, dim),
     );
     found.put_back(&compared, neighbors, config.top_k);
-    let (budgeted, passages) =
-        placed_and_budgeted(config, &crawl, &pages, candidates, progress, &mut report)?;
-    // The ranking's three sentences, for both the Summary and the Run sheet.
-    let budget_text = ranking::budget_text(&ranked, config.ranking.budget, &budgeted);
-    let check_text = ranking::check_text(&ranked);
-    let passages_text = passages.describe();
-    let candidates = budgeted.kept;
+    let (candidates, [budget_text, check_text, passages_text]) = placed_and_budgeted(
+        config,
+        (&crawl, &pages, &ranked),
+        candidates,
+        progress,
+        &mut report,
+    )?;
     let analysis = Analysis {
         config,
         urls: &crawl.urls,
@@ -299,15 +294,46 @@ struct Sheets<'a> {
     checksum_paths: Vec<std::path::PathBuf>,
 }
 
-/// The pool's passages, the budget over them, and the anchors of the rows it keeps.
+/// The ranking's kept pairs as the Queue's candidates, with the destinations' crawl signals.
+/// Takes the vectors: past their fingerprints they are not needed, and are freed before
+/// the passages and the sheets are built.
+fn pooled(
+    config: &RunConfig,
+    compared: &Compared,
+    crawl: &Crawl,
+    ranked: &ranking::Ranked,
+    neighbors: &[Vec<crate::neighbors::Neighbor>],
+    (matrix, dim): (Vec<f32>, usize),
+) -> (Vec<review::Candidate>, Option<queue::DestinationSignals>) {
+    let fingerprints = queue::fingerprints(&compared.order, &matrix, dim, crawl);
+    drop(matrix);
+    let signals = queue::DestinationSignals::new(&compared.targets, crawl);
+    let candidates = queue::candidates(
+        config,
+        compared,
+        crawl,
+        &ranked.ranking.kept,
+        neighbors,
+        &fingerprints,
+        signals.as_ref(),
+    );
+    (candidates, signals)
+}
+
+/// The pool's passages, the budget over them, and the anchors of the rows it keeps; with
+/// the ranking's three sentences (the budget, the self-check, the passages) for both the
+/// Summary and the Run sheet.
 fn placed_and_budgeted(
     config: &RunConfig,
-    crawl: &Crawl,
-    pages: &std::collections::BTreeMap<u32, pages::Page>,
+    (crawl, pages, ranked): (
+        &Crawl,
+        &std::collections::BTreeMap<u32, pages::Page>,
+        &ranking::Ranked,
+    ),
     mut candidates: Vec<review::Candidate>,
     progress: Progress,
     report: &mut Report,
-) -> Result<(queue::Budgeted, passages::PassageReport)> {
+) -> Result<(Vec<review::Candidate>, [String; 3])> {
     // The sample is sized by the pages with a vector: Internal: All also lists images,
     // scripts and PDFs, which have no text.
     let with_vectors = pages.values().filter(|p| p.vector.is_some()).count();
@@ -324,7 +350,12 @@ fn placed_and_budgeted(
         anchoring.choose_all(&mut budgeted.kept);
     }
     passages.count(&budgeted.kept);
-    Ok((budgeted, passages))
+    let texts = [
+        ranking::budget_text(ranked, config.ranking.budget, &budgeted),
+        ranking::check_text(ranked),
+        passages.describe(),
+    ];
+    Ok((budgeted.kept, texts))
 }
 
 /// Write every sheet, in order.
