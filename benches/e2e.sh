@@ -11,6 +11,8 @@
 # PAGE_TEXT=1 generates the site with page text (under target/bench/<PAGES>x<DIM>pt/) and also
 # runs linkgap on the same files without it, right before, to print issue 16's budget: what
 # the page text adds to the end-to-end time and the peak memory (at most +30% and 1.5×).
+# PAIRS=N (with PAGE_TEXT=1) runs N such pairs back to back and prints each and the median
+# ratio: on a shared host one pair's ratio moves by ±10 points.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PAGES=${1:-20000}; DIM=${2:-1536}; TOPICS=${3:-40}; BODY=${4:-8}
@@ -46,10 +48,26 @@ echo "linkgap wall $WALL, peak RSS $((RSS / 1024)) MiB"
 if [ -n "${PAGE_TEXT:-}" ]; then
   secs_of() { awk '/Elapsed \(wall clock\)/ { n = split($NF, p, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + p[i]; print s }' "$1"; }
   rss_of() { awk -F: '/Maximum resident set size/ {gsub(/ /,"",$2); print $2}' "$1"; }
-  awk -v a="$(secs_of "$DIR/linkgap.err")" -v b="$(secs_of "$DIR/linkgap-no-text.err")" \
-      -v c="$(rss_of "$DIR/linkgap.err")" -v d="$(rss_of "$DIR/linkgap-no-text.err")" 'BEGIN {
-    printf "page text: %.1f s with, %.1f s without (%+.0f%%, budget +30%%); peak %.0f / %.0f MiB (%.2fx, budget 1.5x)\n",
-      a, b, 100 * (a / b - 1), c / 1024, d / 1024, c / d }'
+  # budget WITH.err WITHOUT.err: one pair's line.
+  budget() {
+    awk -v a="$(secs_of "$1")" -v b="$(secs_of "$2")" -v c="$(rss_of "$1")" -v d="$(rss_of "$2")" 'BEGIN {
+      printf "page text: %.1f s with, %.1f s without (%+.0f%%, budget +30%%); peak %.0f / %.0f MiB (%.2fx, budget 1.5x)\n",
+        a, b, 100 * (a / b - 1), c / 1024, d / 1024, c / d }'
+  }
+  budget "$DIR/linkgap.err" "$DIR/linkgap-no-text.err" | tee "$DIR/budget.txt"
+  for i in $(seq 2 "${PAIRS:-1}"); do
+    /usr/bin/time -v ./target/release/linkgap run --embeddings "$DIR/custom_javascript_all.csv" \
+      --inlinks "$DIR/all_inlinks.csv" --internal "$DIR/internal_all.csv" --quiet \
+      --out "$DIR/report-no-text.xlsx" "$@" 2> "$DIR/linkgap-no-text.$i.err" || true
+    /usr/bin/time -v ./target/release/linkgap run "$DIR" --out "$DIR/report.xlsx" --quiet "$@" \
+      2> "$DIR/linkgap.$i.err" || true
+    budget "$DIR/linkgap.$i.err" "$DIR/linkgap-no-text.$i.err" | tee -a "$DIR/budget.txt"
+  done
+  if [ "${PAIRS:-1}" -gt 1 ]; then
+    sed -n 's/.*(\([-+][0-9]*\)%, budget.*/\1/p' "$DIR/budget.txt" | awk '{ print $1 + 0 }' | sort -n |
+      awk '{ r[NR] = $1 } END { m = (NR % 2) ? r[(NR + 1) / 2] : (r[NR / 2] + r[NR / 2 + 1]) / 2;
+        printf "page text over %d pairs: median %+.0f%% (budget +30%%)\n", NR, m }'
+  fi
 fi
 
 echo "== numpy (OPENBLAS_CORETYPE/OPENBLAS_L2_SIZE unset: AVX-512 kernel)"
