@@ -8,7 +8,8 @@ use proptest::prelude::*;
 use linkgap::input::page_text::{self, TextFormat};
 use linkgap::input::{Table, embeddings, inlinks, internal};
 use linkgap::normalize::{Rules, SlashPolicy, WwwPolicy, normalize};
-use linkgap::passage::{StatsBuilder, Target, TemplateRules, split, suggest};
+use linkgap::passage::text::words;
+use linkgap::passage::{FLOOR, NoPlace, StatsBuilder, Target, TemplateRules, split, suggest};
 use linkgap::report::Report;
 
 use crate::util::*;
@@ -147,7 +148,56 @@ fn seeds() -> Vec<Vec<u8>> {
             "https://a.example/x".into(),
         ]],
     );
-    vec![emb, inl, int]
+    // A Custom Extraction export: inner HTML with quotes, newlines and a second match
+    // column, and a plain-text cell, so mutations reach the page text reader's rows.
+    let text = sf_csv(
+        &[
+            "Address",
+            "Status Code",
+            "Status",
+            "Main Content 1",
+            "Main Content 2",
+        ],
+        &[
+            vec![
+                "https://a.example/x".into(),
+                "200".into(),
+                "OK".into(),
+                "<p>See the <a href=\"/y\">install guide</a>\nfirst.</p><ul><li>one<li>two</ul>"
+                    .into(),
+                "<table><tr><td>GIN &amp; index</td></tr></table>".into(),
+            ],
+            vec![
+                "https://a.example/y".into(),
+                "200".into(),
+                "OK".into(),
+                "The replication guide.\n\nA second paragraph.".into(),
+                String::new(),
+            ],
+        ],
+    );
+    vec![emb, inl, int, text]
+}
+
+/// The page-text seed is read as page text, row by row (else its mutations would test
+/// only the header check).
+#[test]
+fn the_page_text_seed_reaches_the_row_visitor() {
+    let w = Workdir::new("seed");
+    let path = w.dir.join("custom_extraction_all.csv");
+    std::fs::write(&path, &seeds()[3]).unwrap();
+    let table = Table::open(&path).unwrap();
+    let mut report = Report::new();
+    let mut pages = Vec::new();
+    page_text::read(&table, None, &mut report, &mut |_, _, page| {
+        pages.push((
+            page.address.to_string(),
+            split(page.text, page.format).len(),
+        ));
+    })
+    .unwrap();
+    assert_eq!(pages.len(), 2, "{pages:?}");
+    assert!(pages.iter().all(|(_, blocks)| *blocks >= 2), "{pages:?}");
 }
 
 #[derive(Debug, Clone)]
@@ -233,7 +283,7 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
 
     #[test]
-    fn readers_survive_mutated_exports(seed in 0..3usize, mutations in proptest::collection::vec(mutation(), 1..4)) {
+    fn readers_survive_mutated_exports(seed in 0..4usize, mutations in proptest::collection::vec(mutation(), 1..4)) {
         let w = Workdir::new("fuzz");
         let bytes = apply(seeds()[seed].clone(), &mutations);
         read_all_roles(&w.dir, "mutated.csv", &bytes);
@@ -307,10 +357,31 @@ proptest! {
         let target = Target {
             title: title.clone(),
             h1: String::new(),
-            anchors: vec![(anchor, 2)],
+            anchors: vec![(anchor.clone(), 2)],
         };
         let links_here = |href: &str| href == "/guide";
-        if let Ok(s) = suggest(&blocks, &target, &stats, &links_here) {
+        let result = suggest(&blocks, &target, &stats, &links_here);
+        // Each reason is the true one: no text exactly when there are no blocks; nothing
+        // names the target exactly when neither the title nor the anchor has a word that is
+        // not a stop word; no free block only when every block with words links here
+        // already (one page: no template blocks); below the floor only under it.
+        prop_assert_eq!(blocks.is_empty(), matches!(result, Err(NoPlace::NoText)));
+        let named = words(&title).iter().chain(&words(&anchor)).any(|w| !w.stop);
+        if !blocks.is_empty() {
+            prop_assert_eq!(named, !matches!(result, Err(NoPlace::NothingNamesTarget)));
+        }
+        match &result {
+            Err(NoPlace::NoFreeBlock) => prop_assert!(
+                blocks.iter().all(|b| words(&b.text).is_empty()
+                    || b.links.iter().any(|l| links_here(&l.href))),
+                "a free block was passed over: {:?}", blocks
+            ),
+            Err(NoPlace::BelowFloor { best }) => {
+                prop_assert!((0.0..FLOOR).contains(best), "best {}", best);
+            }
+            _ => {}
+        }
+        if let Ok(s) = result {
             prop_assert!(s.block < blocks.len());
             let block = &blocks[s.block];
             prop_assert_eq!(&s.text, &block.text);
