@@ -61,6 +61,10 @@ if [ -n "${PAGE_TEXT:-}" ]; then
       --out "$DIR/report-no-text.xlsx" "$@" 2> "$DIR/linkgap-no-text.$i.err" || true
     /usr/bin/time -v ./target/release/linkgap run "$DIR" --out "$DIR/report.xlsx" --quiet "$@" \
       2> "$DIR/linkgap.$i.err" || true
+    for f in "$DIR/linkgap-no-text.$i.err" "$DIR/linkgap.$i.err"; do
+      # A run that failed still has a wall time: it must not enter the median.
+      grep -q '^linkgap: wrote' "$f" || { echo "pair $i: linkgap failed, see $f" >&2; exit 1; }
+    done
     budget "$DIR/linkgap.$i.err" "$DIR/linkgap-no-text.$i.err" | tee -a "$DIR/budget.txt"
   done
   if [ "${PAIRS:-1}" -gt 1 ]; then

@@ -9,7 +9,7 @@ use super::exact::{Matrix, dot_block_par};
 use crate::rng::Rng;
 
 /// Rows (centroids, or candidates) gathered per GEMM call (GEMM `n`).
-pub const CAND_CHUNK: usize = 4096;
+pub(super) const CAND_CHUNK: usize = 4096;
 
 pub(super) fn norm(r: &[f32]) -> f32 {
     r.iter().map(|x| x * x).sum::<f32>().sqrt()
