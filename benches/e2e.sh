@@ -18,6 +18,7 @@ cd "$(dirname "$0")/.."
 PAGES=${1:-20000}; DIM=${2:-1536}; TOPICS=${3:-40}; BODY=${4:-8}
 shift $(( $# < 4 ? $# : 4 )) || true
 [ "${1:-}" = "--" ] && shift
+EXTRA=("$@")
 DIR=target/bench/${PAGES}x${DIM}${PAGE_TEXT:+pt}
 cargo build --release --quiet --bin linkgap --bin linkgap-gen
 if [ ! -f "$DIR/all_inlinks.csv" ]; then
@@ -32,15 +33,24 @@ if ! "$PY" -c "import numpy" 2>/dev/null; then
   PY=target/bench-venv/bin/python
 fi
 
-if [ -n "${PAGE_TEXT:-}" ]; then
-  echo "== linkgap without the page text (the same files but custom_extraction_all.csv)"
+# with_text ERR / without_text ERR: linkgap on the folder (with its page text, if any) or on
+# the same files but custom_extraction_all.csv, under /usr/bin/time -v into ERR.
+with_text() {
+  /usr/bin/time -v ./target/release/linkgap run "$DIR" --out "$DIR/report.xlsx" "${EXTRA[@]}" 2> "$1" || true
+}
+without_text() {
   /usr/bin/time -v ./target/release/linkgap run --embeddings "$DIR/custom_javascript_all.csv" \
     --inlinks "$DIR/all_inlinks.csv" --internal "$DIR/internal_all.csv" \
-    --out "$DIR/report-no-text.xlsx" "$@" 2> "$DIR/linkgap-no-text.err" || true
+    --out "$DIR/report-no-text.xlsx" "${EXTRA[@]}" 2> "$1" || true
+}
+
+if [ -n "${PAGE_TEXT:-}" ]; then
+  echo "== linkgap without the page text (the same files but custom_extraction_all.csv)"
+  without_text "$DIR/linkgap-no-text.err"
   grep -E "^linkgap: stages" "$DIR/linkgap-no-text.err"
 fi
 echo "== linkgap"
-/usr/bin/time -v ./target/release/linkgap run "$DIR" --out "$DIR/report.xlsx" "$@" 2> "$DIR/linkgap.err" || true
+with_text "$DIR/linkgap.err"
 grep -E "^linkgap:" "$DIR/linkgap.err"
 RSS=$(awk -F: '/Maximum resident set size/ {gsub(/ /,"",$2); print $2}' "$DIR/linkgap.err")
 WALL=$(awk '/Elapsed \(wall clock\)/ {print $NF}' "$DIR/linkgap.err")
@@ -48,27 +58,27 @@ echo "linkgap wall $WALL, peak RSS $((RSS / 1024)) MiB"
 if [ -n "${PAGE_TEXT:-}" ]; then
   secs_of() { awk '/Elapsed \(wall clock\)/ { n = split($NF, p, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + p[i]; print s }' "$1"; }
   rss_of() { awk -F: '/Maximum resident set size/ {gsub(/ /,"",$2); print $2}' "$1"; }
-  # budget WITH.err WITHOUT.err: one pair's line.
+  # budget WITH.err WITHOUT.err: one pair's line; growth WITH.err WITHOUT.err: its time ratio.
   budget() {
     awk -v a="$(secs_of "$1")" -v b="$(secs_of "$2")" -v c="$(rss_of "$1")" -v d="$(rss_of "$2")" 'BEGIN {
       printf "page text: %.1f s with, %.1f s without (%+.0f%%, budget +30%%); peak %.0f / %.0f MiB (%.2fx, budget 1.5x)\n",
         a, b, 100 * (a / b - 1), c / 1024, d / 1024, c / d }'
   }
-  budget "$DIR/linkgap.err" "$DIR/linkgap-no-text.err" | tee "$DIR/budget.txt"
+  growth() { awk -v a="$(secs_of "$1")" -v b="$(secs_of "$2")" 'BEGIN { print 100 * (a / b - 1) }'; }
+  budget "$DIR/linkgap.err" "$DIR/linkgap-no-text.err"
+  GROWTH=("$(growth "$DIR/linkgap.err" "$DIR/linkgap-no-text.err")")
   for i in $(seq 2 "${PAIRS:-1}"); do
-    /usr/bin/time -v ./target/release/linkgap run --embeddings "$DIR/custom_javascript_all.csv" \
-      --inlinks "$DIR/all_inlinks.csv" --internal "$DIR/internal_all.csv" --quiet \
-      --out "$DIR/report-no-text.xlsx" "$@" 2> "$DIR/linkgap-no-text.$i.err" || true
-    /usr/bin/time -v ./target/release/linkgap run "$DIR" --out "$DIR/report.xlsx" --quiet "$@" \
-      2> "$DIR/linkgap.$i.err" || true
+    without_text "$DIR/linkgap-no-text.$i.err"
+    with_text "$DIR/linkgap.$i.err"
     for f in "$DIR/linkgap-no-text.$i.err" "$DIR/linkgap.$i.err"; do
       # A run that failed still has a wall time: it must not enter the median.
       grep -q '^linkgap: wrote' "$f" || { echo "pair $i: linkgap failed, see $f" >&2; exit 1; }
     done
-    budget "$DIR/linkgap.$i.err" "$DIR/linkgap-no-text.$i.err" | tee -a "$DIR/budget.txt"
+    budget "$DIR/linkgap.$i.err" "$DIR/linkgap-no-text.$i.err"
+    GROWTH+=("$(growth "$DIR/linkgap.$i.err" "$DIR/linkgap-no-text.$i.err")")
   done
-  if [ "${PAIRS:-1}" -gt 1 ]; then
-    sed -n 's/.*(\([-+][0-9]*\)%, budget.*/\1/p' "$DIR/budget.txt" | awk '{ print $1 + 0 }' | sort -n |
+  if [ "${#GROWTH[@]}" -gt 1 ]; then
+    printf '%s\n' "${GROWTH[@]}" | sort -g |
       awk '{ r[NR] = $1 } END { m = (NR % 2) ? r[(NR + 1) / 2] : (r[NR / 2] + r[NR / 2 + 1]) / 2;
         printf "page text over %d pairs: median %+.0f%% (budget +30%%)\n", NR, m }'
   fi

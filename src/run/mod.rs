@@ -108,7 +108,9 @@ pub fn run(config: &RunConfig) -> Result<Outcome> {
     found.put_back(&compared, neighbors, config.top_k);
     let (candidates, [budget_text, check_text, passages_text]) = placed_and_budgeted(
         config,
-        (&crawl, &pages, &ranked),
+        &crawl,
+        &pages,
+        &ranked,
         candidates,
         progress,
         &mut report,
@@ -325,11 +327,9 @@ fn pooled(
 /// Summary and the Run sheet.
 fn placed_and_budgeted(
     config: &RunConfig,
-    (crawl, pages, ranked): (
-        &Crawl,
-        &std::collections::BTreeMap<u32, pages::Page>,
-        &ranking::Ranked,
-    ),
+    crawl: &Crawl,
+    pages: &std::collections::BTreeMap<u32, pages::Page>,
+    ranked: &ranking::Ranked,
     mut candidates: Vec<review::Candidate>,
     progress: Progress,
     report: &mut Report,
