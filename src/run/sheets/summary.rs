@@ -2,7 +2,7 @@
 //! (by reason), the Queue's size and top destinations, what changed since the last review,
 //! and how to read the colours.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use crate::config::RunConfig;
 use crate::importance::CrawlImportance;
@@ -186,18 +186,39 @@ fn queue(rows: &mut Vec<Vec<Cell>>, counts: &Counts, queue: &[QueueRow]) {
             Cell::Int(*n as i64),
         );
     }
-    let mut per_destination: BTreeMap<&str, usize> = BTreeMap::new();
-    for r in queue {
-        *per_destination
-            .entry(&*r.candidate.destination)
-            .or_default() += 1;
-    }
-    let mut top: Vec<(&str, usize)> = per_destination.into_iter().collect();
-    top.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
     kv(rows, "Top destinations by opportunity count", Cell::Empty);
-    for (url, n) in top.into_iter().take(10) {
+    for (url, n) in top_destinations(queue, TOP_DESTINATIONS) {
         rows.push(vec![Cell::Url(url.to_string()), Cell::Int(n as i64)]);
     }
+}
+
+/// How many destinations the Summary names.
+const TOP_DESTINATIONS: usize = 10;
+
+/// The `top` destinations with the most Queue rows, most first, ties by URL.
+///
+/// Rows are counted by destination page id and the best are kept `top` at a time: a hash
+/// probe a row, and a URL compared only against an equal count at the edge of the kept
+/// ones. A map keyed by URL and a sort of every destination had taken 7 s on one core for
+/// the 5 million rows of a million-page Queue.
+fn top_destinations(queue: &[QueueRow], top: usize) -> Vec<(&str, usize)> {
+    let mut counts: HashMap<u32, (&str, usize), foldhash::fast::RandomState> = HashMap::default();
+    for r in queue {
+        let c = &r.candidate;
+        counts.entry(c.pages.1).or_insert((&*c.destination, 0)).1 += 1;
+    }
+    // `Less` when `a` is listed before `b`.
+    let before = |a: &(&str, usize), b: &(&str, usize)| b.1.cmp(&a.1).then(a.0.cmp(b.0));
+    let mut best: Vec<(&str, usize)> = Vec::with_capacity(top + 1);
+    for entry in counts.into_values() {
+        if best.len() == top && best.last().is_none_or(|last| before(&entry, last).is_ge()) {
+            continue;
+        }
+        let at = best.partition_point(|kept| before(kept, &entry).is_lt());
+        best.insert(at, entry);
+        best.truncate(top);
+    }
+    best
 }
 
 pub(in crate::run) fn sheet(s: &SummaryInput<'_>) -> Sheet {
@@ -251,4 +272,70 @@ pub(in crate::run) fn sheet(s: &SummaryInput<'_>) -> Sheet {
     sheet.key_value = true;
     sheet.rows = rows;
     sheet
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::review::Candidate;
+
+    fn row(destination: u32, url: &str) -> QueueRow {
+        let mut candidate = Candidate::example("https://example.com/s", url);
+        candidate.pages = (0, destination);
+        QueueRow {
+            candidate,
+            review: None,
+        }
+    }
+
+    #[test]
+    fn top_destinations_are_the_most_proposed_with_ties_by_url() {
+        // Page 7 has three rows, pages 1..=5 two each (their URLs out of id order), page 9 one.
+        let mut queue = vec![row(7, "https://example.com/g"); 3];
+        for (id, url) in [(1, "e"), (2, "c"), (3, "a"), (4, "d"), (5, "b")] {
+            queue.extend(vec![row(id, &format!("https://example.com/{url}")); 2]);
+        }
+        queue.push(row(9, "https://example.com/0"));
+        let top = top_destinations(&queue, 4);
+        assert_eq!(
+            top,
+            [
+                ("https://example.com/g", 3),
+                ("https://example.com/a", 2),
+                ("https://example.com/b", 2),
+                ("https://example.com/c", 2),
+            ]
+        );
+        // Fewer destinations than asked: all of them, in order.
+        assert_eq!(
+            top_destinations(&queue[..4], 10),
+            [("https://example.com/g", 3), ("https://example.com/e", 1)]
+        );
+        assert!(top_destinations(&[], 10).is_empty());
+    }
+
+    /// The same list as sorting every destination (the rule the Summary had before).
+    #[test]
+    fn top_destinations_agree_with_a_full_sort() {
+        let mut rng = crate::rng::Rng::new(7);
+        let queue: Vec<QueueRow> = (0..2_000)
+            .map(|_| {
+                let d = (rng.next_u64() % 150) as u32;
+                // URLs in a different order than ids, so ties are decided by the URL.
+                row(d, &format!("https://example.com/{}", (d * 37) % 151))
+            })
+            .collect();
+        let mut all: BTreeMap<&str, usize> = BTreeMap::new();
+        for r in &queue {
+            *all.entry(&*r.candidate.destination).or_default() += 1;
+        }
+        let mut sorted: Vec<(&str, usize)> = all.into_iter().collect();
+        sorted.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+        for top in [1, 10, 149, 150, 200] {
+            assert_eq!(
+                top_destinations(&queue, top),
+                sorted[..top.min(sorted.len())]
+            );
+        }
+    }
 }
