@@ -29,6 +29,9 @@ pub struct Crawl {
     pub internal: Option<Internal>,
     /// URL id → the Internal: All row that speaks for it.
     pub crawled: HashMap<u32, usize>,
+    /// The URL id of every Internal: All row, in row order (`None`: its URL could not be
+    /// normalized), so nothing downstream normalizes a million URLs a second time.
+    pub internal_ids: Vec<Option<u32>>,
     /// Hreflang annotations of All Inlinks: (declaring URL id, alternate URL id, the language
     /// code when the row carries one in Anchor or Alt Text).
     pub hreflang: Vec<(u32, u32, Option<String>)>,
@@ -56,19 +59,23 @@ pub fn load(
 ) -> Result<Crawl> {
     let mut edges = Edges::default();
     let mut crawled: HashMap<u32, usize> = HashMap::new();
+    let mut internal_ids = Vec::new();
     let internal = match internal_table {
         Some(t) => {
             report.set_ticker(Some(progress.rows("Reading Internal: All")));
             let internal =
                 internal::read(t, report).with_context(|| format!("reading {}", t.name()))?;
             let stats = report.file(t.name(), Role::Internal);
+            internal_ids.reserve_exact(internal.urls.len());
             for (i, u) in internal.urls.iter().enumerate() {
                 let Ok(norm) = normalize(&u.url, rules) else {
                     report.skip(stats, "URL cannot be normalized");
+                    internal_ids.push(None);
                     continue;
                 };
                 report.stats(stats).used += 1;
                 let id = urls.intern(&norm);
+                internal_ids.push(Some(id));
                 // Spellings that normalize alike (an upper-case host that 301s to the lower-case
                 // one) are one URL: the row that served the page (200) speaks for it.
                 match crawled.get(&id) {
@@ -134,6 +141,7 @@ pub fn load(
         links,
         internal,
         crawled,
+        internal_ids,
         hreflang,
     })
 }

@@ -10,7 +10,6 @@ use crate::eligibility::{self, Decision, PageFacts};
 use crate::input::Table;
 use crate::input::embeddings::Embeddings;
 use crate::normalize::identity::Via;
-use crate::normalize::normalize;
 use crate::report::Report;
 
 /// Where a page's vector came from, closest first. The order is the precedence: a page's own
@@ -141,7 +140,7 @@ impl PageSet {
             page.decision =
                 eligibility::decide(crawl.urls.url(f), &page.facts, &config.eligibility);
         }
-        let inventory = inventory(config, emb, emb_ids, crawl, &first_row_of, row_notes);
+        let inventory = inventory(emb, emb_ids, crawl, &first_row_of, row_notes);
         PageSet { pages, inventory }
     }
 }
@@ -256,7 +255,6 @@ fn facts(f: u32, emb: &Embeddings, crawl: &Crawl, first_row_of: &HashMap<u32, us
 
 /// Inventory rows: every URL of the embeddings export, then Internal: All URLs not in it.
 fn inventory(
-    config: &RunConfig,
     emb: &Embeddings,
     emb_ids: &[Option<u32>],
     crawl: &Crawl,
@@ -272,10 +270,7 @@ fn inventory(
         });
     }
     if let Some(internal) = &crawl.internal {
-        for u in &internal.urls {
-            let id = normalize(&u.url, &config.url_rules)
-                .ok()
-                .and_then(|n| crawl.urls.get(&n));
+        for (u, &id) in internal.urls.iter().zip(&crawl.internal_ids) {
             if id.is_some_and(|id| first_row_of.contains_key(&id)) {
                 continue;
             }
