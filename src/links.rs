@@ -452,6 +452,57 @@ impl LinkFlags {
     }
 }
 
+/// The pages with a body link to each destination ([`LinkSet::body_sources`]), sources
+/// ascending: grouped by a counting sort over the pairs, with no hashing. A million-page
+/// site has 16 million body links; a map of one vector per destination took seconds on one
+/// core to build, and three stages build it.
+#[derive(Debug, Default)]
+pub struct BodyInlinks {
+    /// Destination `d`'s sources are `sources[start[d]..start[d + 1]]`.
+    start: Vec<usize>,
+    sources: Vec<u32>,
+}
+
+impl BodyInlinks {
+    /// Group the `(source, destination)` pairs `pairs()` yields (three times, alike) by
+    /// destination, keeping their order within one.
+    fn new<I: Iterator<Item = (u32, u32)>>(pairs: impl Fn() -> I) -> BodyInlinks {
+        let pages = pairs().map(|(_, d)| d as usize + 1).max().unwrap_or(0);
+        let mut start = vec![0usize; pages + 1];
+        for (_, d) in pairs() {
+            start[d as usize + 1] += 1;
+        }
+        for d in 0..pages {
+            start[d + 1] += start[d];
+        }
+        let mut fill = start.clone();
+        let mut sources = vec![0u32; start[pages]];
+        for (s, d) in pairs() {
+            sources[fill[d as usize]] = s;
+            fill[d as usize] += 1;
+        }
+        BodyInlinks { start, sources }
+    }
+
+    /// The pages linking to `destination` in the body (none for an id past the table).
+    pub fn of(&self, destination: u32) -> &[u32] {
+        let d = destination as usize;
+        match (self.start.get(d), self.start.get(d + 1)) {
+            (Some(&a), Some(&b)) => &self.sources[a..b],
+            _ => &[],
+        }
+    }
+
+    /// Every destination with at least one body link, ascending, with its sources.
+    pub fn iter(&self) -> impl Iterator<Item = (u32, &[u32])> + '_ {
+        self.start
+            .windows(2)
+            .enumerate()
+            .filter(|(_, w)| w[1] > w[0])
+            .map(|(d, w)| (d as u32, &self.sources[w[0]..w[1]]))
+    }
+}
+
 /// Directed links between resolved pages.
 #[derive(Debug, Default)]
 pub struct LinkSet {
@@ -491,14 +542,12 @@ impl LinkSet {
     }
 
     /// Pages with a body link (direct, nofollow or via redirect) to each destination.
-    pub fn body_sources(&self) -> HashMap<u32, Vec<u32>> {
-        let mut out: HashMap<u32, Vec<u32>> = HashMap::new();
-        for (s, d, f) in self.pairs.iter() {
-            if f.body || f.body_nofollow || f.body_via_redirect {
-                out.entry(d).or_default().push(s);
-            }
-        }
-        out
+    pub fn body_sources(&self) -> BodyInlinks {
+        BodyInlinks::new(|| {
+            self.pairs.iter().filter_map(|(s, d, f)| {
+                (f.body || f.body_nofollow || f.body_via_redirect).then_some((s, d))
+            })
+        })
     }
 
     /// Pages that link to at least one other page.
@@ -560,9 +609,11 @@ mod tests {
         assert_eq!(set.status(99, 0), LinkStatus::NotFound);
         assert_eq!(set.sources().into_iter().collect::<Vec<_>>(), [0, 2]);
         let body = set.body_sources();
-        assert_eq!(body[&5], [0]);
-        assert_eq!(body[&0], [2]);
-        assert!(!body.contains_key(&2));
+        assert_eq!(body.of(5), [0]);
+        assert_eq!(body.of(0), [2]);
+        assert!(body.of(2).is_empty());
+        assert!(body.of(99).is_empty());
+        assert_eq!(body.iter().map(|(d, _)| d).collect::<Vec<_>>(), [0, 5]);
         assert!(LinkSet::default().is_empty());
         assert_eq!(LinkSet::default().status(0, 1), LinkStatus::NotFound);
     }

@@ -282,7 +282,7 @@ struct Sheets<'a> {
     progress: Progress,
     summary: Sheet,
     analysis: &'a Analysis<'a>,
-    body: &'a std::collections::HashMap<u32, Vec<u32>>,
+    body: &'a crate::links::BodyInlinks,
     queue_rows: Vec<review::QueueRow>,
     queue_columns: Vec<String>,
     added_columns: &'a [String],

@@ -124,7 +124,7 @@ pub(super) fn candidates(
                 } else {
                     Existing::Nothing
                 },
-                destination_inlinks: body.get(&d).map_or(0, Vec::len) as u32,
+                destination_inlinks: body.of(d).len() as u32,
                 placement: Placement::NotLooked,
                 source_fingerprint: fingerprints[p.source as usize].clone(),
                 destination_fingerprint: fingerprints[p.destination as usize].clone(),

@@ -1,8 +1,7 @@
 //! Opportunities: the Moz-style view, one row per target with the pages that link to it in
 //! the body and its most similar pages, each with its link status.
 
-use std::collections::HashMap;
-
+use crate::links::BodyInlinks;
 use crate::workbook::{Cell, Column, Sheet};
 
 use super::super::analysis::Analysis;
@@ -27,7 +26,7 @@ pub(in crate::run) fn header(analysis: &Analysis<'_>) -> Sheet {
 /// memory whole.
 pub(in crate::run) fn rows<'b>(
     analysis: &'b Analysis<'_>,
-    body: &'b HashMap<u32, Vec<u32>>,
+    body: &'b BodyInlinks,
 ) -> impl Iterator<Item = Vec<Cell>> + 'b {
     let k = analysis.config.top_k;
     analysis
@@ -35,10 +34,8 @@ pub(in crate::run) fn rows<'b>(
         .iter()
         .zip(analysis.found)
         .map(move |(t, neighbours)| {
-            let mut linking: Vec<&str> = body
-                .get(t)
-                .map(|v| v.iter().map(|&s| analysis.urls.url(s)).collect())
-                .unwrap_or_default();
+            let mut linking: Vec<&str> =
+                body.of(*t).iter().map(|&s| analysis.urls.url(s)).collect();
             linking.sort_unstable();
             let mut row = vec![
                 Cell::Url(analysis.urls.url(*t).to_string()),

@@ -112,7 +112,7 @@ pub(in crate::run) fn sheet(
             Cell::text(source.err().map(|e| e.to_string()).unwrap_or_default()),
             yes_no(destination.is_ok()),
             Cell::text(destination.err().map(|e| e.to_string()).unwrap_or_default()),
-            Cell::Int(body.get(&f).map_or(0, Vec::len) as i64),
+            Cell::Int(body.of(f).len() as i64),
             Cell::text(group_of.get(&f).cloned().unwrap_or_default()),
         ]);
         if with_language && let Some(r) = sheet.rows.last_mut() {
