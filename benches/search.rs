@@ -78,6 +78,7 @@ fn args() -> Args {
         }
         i += 2;
     }
+    assert!(a.topics > 0, "--topics T needs T >= 1");
     a
 }
 
@@ -112,13 +113,14 @@ fn rows_of(found: &[Vec<Neighbor>], sample: Option<&[usize]>) -> Vec<Vec<Neighbo
 /// (mean score of each list): where many candidates are about equally similar (a site of ten
 /// topics) recall is low whatever the index does, and this says what that costs.
 fn similarity_gap(exact: &[Vec<Neighbor>], approx: &[Vec<Neighbor>]) -> f64 {
-    let mean =
-        |l: &[Neighbor]| l.iter().map(|x| f64::from(x.score)).sum::<f64>() / l.len().max(1) as f64;
+    // Both sums over the exact list's length: a shorter approximate list counts its missing
+    // places as 0, not as the average of the ones it found.
+    let sum = |l: &[Neighbor]| l.iter().map(|x| f64::from(x.score)).sum::<f64>();
     let gaps: Vec<f64> = exact
         .iter()
         .zip(approx)
         .filter(|(e, _)| !e.is_empty())
-        .map(|(e, a)| mean(e) - mean(a))
+        .map(|(e, a)| (sum(e) - sum(&a[..a.len().min(e.len())])) / e.len() as f64)
         .collect();
     gaps.iter().sum::<f64>() / gaps.len().max(1) as f64
 }

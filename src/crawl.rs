@@ -29,8 +29,9 @@ pub struct Crawl {
     pub internal: Option<Internal>,
     /// URL id → the Internal: All row that speaks for it.
     pub crawled: HashMap<u32, usize>,
-    /// The URL id of every Internal: All row, in row order (`None`: its URL could not be
-    /// normalized), so nothing downstream normalizes a million URLs a second time.
+    /// The URL id of every row of `internal`, in its order (`None`: the URL could not be
+    /// normalized; empty without Internal: All), so nothing downstream normalizes a million
+    /// URLs a second time.
     pub internal_ids: Vec<Option<u32>>,
     /// Hreflang annotations of All Inlinks: (declaring URL id, alternate URL id, the language
     /// code when the row carries one in Anchor or Alt Text).
@@ -291,5 +292,70 @@ mod crawl_date_tests {
                 .ends_with(" (file date of the All Inlinks export)")
         );
         assert!(file.date().is_some_and(is_date));
+    }
+}
+
+#[cfg(test)]
+mod load_tests {
+    use super::*;
+
+    /// Every Internal: All row read keeps the id its URL was interned under, in row order (the
+    /// Pages inventory reads them side by side with the rows); a row the reader rejects (not
+    /// a web address) is in neither.
+    #[test]
+    fn internal_rows_keep_their_url_ids_in_row_order() {
+        let dir = std::env::temp_dir().join(format!("linkgap-crawl-ids-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let internal = dir.join("internal_all.csv");
+        std::fs::write(
+            &internal,
+            "\"Address\",\"Status Code\"\n\"https://e.com/B\",\"200\"\n\"mailto:team@e.com\",\"200\"\n\"HTTPS://E.COM/a\",\"200\"\n",
+        )
+        .unwrap();
+        let inlinks = dir.join("all_inlinks.csv");
+        std::fs::write(
+            &inlinks,
+            "\"Type\",\"Source\",\"Destination\",\"Link Position\"\n\"Hyperlink\",\"https://e.com/a\",\"https://e.com/B\",\"Content\"\n",
+        )
+        .unwrap();
+        let (internal, inlinks) = (
+            Table::open(&internal).unwrap(),
+            Table::open(&inlinks).unwrap(),
+        );
+        let rules = Rules::default();
+        let crawl = load(
+            UrlTable::default(),
+            &inlinks,
+            Some(&internal),
+            &rules,
+            &LinkRules::default(),
+            Progress::new(true),
+            &mut Report::new(),
+        )
+        .unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+        let id = |u: &str| crawl.urls.get(&normalize(u, &rules).unwrap());
+        let read: Vec<&str> = crawl
+            .internal
+            .as_ref()
+            .unwrap()
+            .urls
+            .iter()
+            .map(|u| u.url.as_str())
+            .collect();
+        assert_eq!(read, ["https://e.com/B", "HTTPS://E.COM/a"]);
+        assert_eq!(
+            crawl.internal_ids,
+            [id("https://e.com/B"), id("https://e.com/a")]
+        );
+        assert_ne!(crawl.internal_ids[0], crawl.internal_ids[1]);
+        assert!(crawl.internal_ids.iter().all(Option::is_some));
+        assert!(
+            crawl
+                .internal_ids
+                .iter()
+                .flatten()
+                .all(|&i| crawl.crawled.contains_key(&i))
+        );
     }
 }

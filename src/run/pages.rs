@@ -274,6 +274,7 @@ fn inventory(
         });
     }
     if let Some(internal) = &crawl.internal {
+        debug_assert_eq!(internal.urls.len(), crawl.internal_ids.len());
         for (u, &id) in internal.urls.iter().zip(&crawl.internal_ids) {
             if id.is_some_and(|id| first_row_of.contains_key(&id)) {
                 continue;
