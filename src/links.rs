@@ -4,6 +4,7 @@
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::hash::BuildHasher;
+use std::sync::OnceLock;
 
 use rayon::slice::ParallelSliceMut;
 
@@ -454,8 +455,7 @@ impl LinkFlags {
 
 /// The pages with a body link to each destination ([`LinkSet::body_sources`]), sources
 /// ascending: grouped by a counting sort over the pairs, with no hashing and no vector per
-/// destination (a million-page site has 16 million body links, and four stages ask for
-/// them).
+/// destination (a million-page site has 16 million body links).
 #[derive(Debug, Default)]
 pub struct BodyInlinks {
     /// Destination `d`'s sources are `sources[start[d]..start[d + 1]]`.
@@ -515,6 +515,8 @@ pub struct LinkSet {
     pub template_floor: u32,
     /// Anchor texts of body links to each page, with how many links use each (when kept).
     pub anchors: HashMap<u32, Vec<(String, u32)>>,
+    /// [`LinkSet::body_sources`], grouped the first time a stage asks (four do).
+    body: OnceLock<BodyInlinks>,
 }
 
 impl LinkSet {
@@ -541,11 +543,14 @@ impl LinkSet {
         }
     }
 
-    /// Pages with a body link (direct, nofollow or via redirect) to each destination.
-    pub fn body_sources(&self) -> BodyInlinks {
-        BodyInlinks::new(|| {
-            self.pairs.iter().filter_map(|(s, d, f)| {
-                (f.body || f.body_nofollow || f.body_via_redirect).then_some((s, d))
+    /// Pages with a body link (direct, nofollow or via redirect) to each destination: grouped
+    /// once, on the first call, and shared by the stages after it.
+    pub fn body_sources(&self) -> &BodyInlinks {
+        self.body.get_or_init(|| {
+            BodyInlinks::new(|| {
+                self.pairs.iter().filter_map(|(s, d, f)| {
+                    (f.body || f.body_nofollow || f.body_via_redirect).then_some((s, d))
+                })
             })
         })
     }

@@ -123,7 +123,6 @@ pub fn run(config: &RunConfig) -> Result<Outcome> {
         found: &found.inbound,
         links: &crawl.links,
     };
-    let body = crawl.links.body_sources();
     report.note(format!(
         "Unrelated pages score {unrelated:.2} (the median similarity of random page pairs); pairs at or below it are not candidates"
     ));
@@ -174,7 +173,6 @@ pub fn run(config: &RunConfig) -> Result<Outcome> {
         progress,
         summary,
         analysis: &analysis,
-        body: &body,
         queue_rows,
         queue_columns: signals
             .as_ref()
@@ -191,7 +189,7 @@ pub fn run(config: &RunConfig) -> Result<Outcome> {
         checksum_paths,
     })?;
     let pages_compared = compared.order.len();
-    drop((crawl, pages, inventory, emb, found, compared, body));
+    drop((crawl, pages, inventory, emb, found, compared));
     clock.lap("write workbook");
     let rejected = report.rejected_total();
     let summary = one_line(
@@ -282,7 +280,6 @@ struct Sheets<'a> {
     progress: Progress,
     summary: Sheet,
     analysis: &'a Analysis<'a>,
-    body: &'a crate::links::BodyInlinks,
     queue_rows: Vec<review::QueueRow>,
     queue_columns: Vec<String>,
     added_columns: &'a [String],
@@ -381,7 +378,7 @@ fn write_sheets(s: Sheets<'_>) -> Result<()> {
             (
                 &sheets::opportunities::header(s.analysis),
                 s.compared.targets.len(),
-                sheets::opportunities::rows(s.analysis, s.body),
+                sheets::opportunities::rows(s.analysis, s.crawl.links.body_sources()),
             ),
             (
                 &review::queue_header_with(&s.queue_columns, s.added_columns),
