@@ -237,14 +237,24 @@ pub fn parse_vector<'c>(
         });
     }
     let start = out.len();
-    let mut nonzero = false;
-    // Each number is parsed where it stands (fast_float2, the parser calamine already
-    // brings: correctly rounded like `str::parse`, so the same values), and must be followed
-    // by a comma or the end; splitting the cell into trimmed tokens first cost a third of
-    // the parse. A token that is not a number is cut out only to be reported.
-    let mut rest = body;
-    for i in 0.. {
-        let t = trim_start(rest);
+    // Each number is parsed where it stands and must be followed by a comma or the end;
+    // splitting the cell into trimmed tokens first cost a third of the parse. A token that
+    // is not a number is cut out only to be reported.
+    let bytes = body.as_bytes();
+    let mut at = 0;
+    loop {
+        // Nearly every coordinate has one shape, read here without a branch on its digits;
+        // the general path below takes any other (fast_float2, the parser calamine already
+        // brings: correctly rounded like `str::parse`, so the same values).
+        while let Some((value, end)) = decimal::point_decimal(bytes, at) {
+            out.push(value);
+            if end == bytes.len() {
+                return finish(out, start, model);
+            }
+            at = end + 1;
+        }
+        let position = out.len() - start + 1;
+        let t = trim_start(&body[at..]);
         let parsed = decimal::short_decimal(t.as_bytes())
             .or_else(|| fast_float2::parse_partial::<f32, _>(t).ok())
             .and_then(|(value, n)| {
@@ -252,32 +262,41 @@ pub fn parse_vector<'c>(
                 if after.is_empty() {
                     Some((value, None))
                 } else {
-                    after.strip_prefix(',').map(|next| (value, Some(next)))
+                    after
+                        .strip_prefix(',')
+                        .map(|next| (value, Some(bytes.len() - next.len())))
                 }
             });
         let Some((value, next)) = parsed else {
             out.truncate(start);
-            return Err(if i == 0 {
+            return Err(if position == 1 {
                 VectorProblem::NotAVector(text.to_string())
             } else {
                 VectorProblem::BadNumber {
-                    position: i + 1,
+                    position,
                     token: t[..t.find(',').unwrap_or(t.len())].trim().to_string(),
                 }
             });
         };
         if !value.is_finite() {
             out.truncate(start);
-            return Err(VectorProblem::NotFinite { position: i + 1 });
+            return Err(VectorProblem::NotFinite { position });
         }
-        nonzero |= value != 0.0;
         out.push(value);
         match next {
-            Some(next) => rest = next,
-            None => break,
+            Some(next) => at = next,
+            None => return finish(out, start, model),
         }
     }
-    if !nonzero {
+}
+
+/// A parsed vector's last check: not all zeros (the fast path makes only finite values).
+fn finish<'c>(
+    out: &mut Vec<f32>,
+    start: usize,
+    model: Option<&'c str>,
+) -> Result<Option<&'c str>, VectorProblem> {
+    if out[start..].iter().all(|&x| x == 0.0) {
         out.truncate(start);
         return Err(VectorProblem::Zero);
     }
