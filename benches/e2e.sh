@@ -85,7 +85,10 @@ if [ -n "${PAGE_TEXT:-}" ]; then
 fi
 
 echo "== numpy (OPENBLAS_CORETYPE/OPENBLAS_L2_SIZE unset: AVX-512 kernel)"
-NP=$(env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE "$PY" benches/numpy_baseline.py "$DIR/custom_javascript_all.csv" ${NUMPY_QUERIES:+--queries "$NUMPY_QUERIES"} | tee /dev/stderr)
+# Printed after it ends, not through `tee /dev/stderr`: with stderr redirected to a file,
+# tee reopens that file and truncates it, and the log lost everything printed before.
+NP=$(env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE "$PY" benches/numpy_baseline.py "$DIR/custom_javascript_all.csv" ${NUMPY_QUERIES:+--queries "$NUMPY_QUERIES"})
+printf '%s\n' "$NP"
 
 SEARCH=$(sed -n 's/.*neighbour search \([0-9.]*\) s.*/\1/p' "$DIR/linkgap.err")
 PARSE=$(sed -n 's/.*read embeddings \([0-9.]*\) s.*/\1/p' "$DIR/linkgap.err")
