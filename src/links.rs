@@ -119,8 +119,18 @@ const ANCHOR_BATCH_BYTES: usize = 1 << 20;
 #[derive(Debug)]
 struct AnchorFeed {
     batch: AnchorBatch,
-    send: std::sync::mpsc::SyncSender<AnchorBatch>,
-    counter: std::thread::JoinHandle<AnchorCounts>,
+    counting: Counting,
+}
+
+/// Where a full batch goes: to the counting thread, or (if the system would not start a
+/// thread) counted where it is read, as before.
+#[derive(Debug)]
+enum Counting {
+    Beside {
+        send: std::sync::mpsc::SyncSender<AnchorBatch>,
+        counter: std::thread::JoinHandle<AnchorCounts>,
+    },
+    Here(AnchorCounts),
 }
 
 /// Anchors in file order: their texts one after another, and each one's written destination
@@ -134,17 +144,21 @@ struct AnchorBatch {
 impl AnchorFeed {
     fn start() -> Self {
         let (send, batches) = std::sync::mpsc::sync_channel::<AnchorBatch>(4);
-        let counter = std::thread::spawn(move || {
-            let mut counts = AnchorCounts::default();
-            for batch in batches {
-                batch.count_into(&mut counts);
-            }
-            counts
-        });
+        let counter = std::thread::Builder::new()
+            .name("anchor counts".into())
+            .spawn(move || {
+                let mut counts = AnchorCounts::default();
+                for batch in batches {
+                    batch.count_into(&mut counts);
+                }
+                counts
+            });
         AnchorFeed {
             batch: AnchorBatch::default(),
-            send,
-            counter,
+            counting: match counter {
+                Ok(counter) => Counting::Beside { send, counter },
+                Err(_) => Counting::Here(AnchorCounts::default()),
+            },
         }
     }
 
@@ -159,17 +173,27 @@ impl AnchorFeed {
 
     fn send_batch(&mut self) {
         let batch = std::mem::take(&mut self.batch);
-        // Fails only if the counter panicked; `finish` re-raises that.
-        let _ = self.send.send(batch);
+        match &mut self.counting {
+            // Fails only if the counter panicked; `finish` re-raises that.
+            Counting::Beside { send, .. } => {
+                let _ = send.send(batch);
+            }
+            Counting::Here(counts) => batch.count_into(counts),
+        }
     }
 
     /// Every anchor counted.
     fn finish(mut self) -> AnchorCounts {
         self.send_batch();
-        drop(self.send);
-        self.counter
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+        match self.counting {
+            Counting::Beside { send, counter } => {
+                drop(send);
+                counter
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            }
+            Counting::Here(counts) => counts,
+        }
     }
 }
 
@@ -744,9 +768,11 @@ mod tests {
 
     #[test]
     fn anchors_are_counted_in_file_order_across_batches_the_first_ones_kept() {
-        // Page a links b under 40 distinct anchors, each used by (i % 3 + 1) links, spread over
-        // several batches; page c links b "home" in the navigation (not counted), and d
-        // links itself. Only b's first MAX_ANCHORS distinct texts in file order stay.
+        // Page a links b under 40 distinct anchors, each used by (i % 3 + 1) links: the first
+        // 20 before two batches of other links, the last 20 after them, so b's anchors span
+        // batches and counting them out of order would keep others first. Page c links b
+        // "home" in the navigation (not counted), and d links itself. Only b's first
+        // MAX_ANCHORS distinct texts in file order stay.
         let rules = Rules::default();
         let link_rules = LinkRules {
             keep_anchors: true,
@@ -771,25 +797,28 @@ mod tests {
             alt_text: "",
         };
         let texts: Vec<String> = (0..40).map(|i| format!("anchor {i}")).collect();
-        let mut rows = Vec::new();
-        for round in 0..3 {
-            for (i, t) in texts.iter().enumerate() {
-                if round <= i % 3 {
-                    rows.push(row(
-                        "https://e.com/a",
-                        "https://e.com/b",
-                        "Content",
-                        t.as_str(),
-                    ));
-                }
-            }
-        }
-        // Enough rows between them to cross batches.
         let filler: Vec<String> = (0..2 * ANCHOR_BATCH_ROWS)
             .map(|i| format!("https://e.com/f{i}"))
             .collect();
-        for f in &filler {
-            rows.push(row("https://e.com/a", f, "Content", " filler "));
+        let mut rows = Vec::new();
+        for half in [0..20, 20..40] {
+            if half.start > 0 {
+                for f in &filler {
+                    rows.push(row("https://e.com/a", f, "Content", " filler "));
+                }
+            }
+            for round in 0..3 {
+                for i in half.clone() {
+                    if round <= i % 3 {
+                        rows.push(row(
+                            "https://e.com/a",
+                            "https://e.com/b",
+                            "Content",
+                            texts[i].as_str(),
+                        ));
+                    }
+                }
+            }
         }
         rows.push(row(
             "https://e.com/c",

@@ -97,23 +97,30 @@ fn rounded(mantissa: u64, scale: i32, negative: bool) -> Option<f32> {
         } else {
             EXACT_POWERS[k]
         };
-    // An f64 halfway between two f32s has 1 then 28 zeros in the 29 fraction bits an f32
-    // drops. Below f32's normal range an f32 keeps fewer bits, so that would not hold there.
-    let dropped = product.to_bits() & ((1 << 29) - 1);
+    // Below f32's normal range an f32 keeps fewer bits, so the midpoint test would not hold.
     let tiny = product != 0.0 && product < f64::from(f32::MIN_POSITIVE);
-    if tiny || dropped.abs_diff(1 << 28) <= MIDPOINT_MARGIN || product > f64::from(f32::MAX) {
+    if tiny || near_f32_midpoint(product.to_bits()) || product > f64::from(f32::MAX) {
         return None;
     }
     let value = product as f32;
     Some(if negative { -value } else { value })
 }
 
+/// Whether the f64 with these bits (an f32's normal range) lies within [`MIDPOINT_MARGIN`]
+/// units of a point halfway between two f32s: such an f64 has 1 then 28 zeros in the 29
+/// fraction bits an f32 drops.
+fn near_f32_midpoint(bits: u64) -> bool {
+    (bits & ((1 << 29) - 1)).abs_diff(1 << 28) <= MIDPOINT_MARGIN
+}
+
 /// The number at `at` in `cell` when it has the shape nearly every coordinate of an
 /// embedding has, one digit, a point and 1 to 15 digits (`-0.009111987`), and ends at a comma
 /// or the cell's end: its f32 (correctly rounded, as [`short_decimal`]) and where it ends.
-/// `None` for any other shape, which the general path then reads. The end is found from two
-/// eight-byte loads at known places, so the next number's start waits on one short chain of
-/// arithmetic, not on a walk over the digits with a branch at each run's end.
+/// `None` for any other shape, or where the product of two f64s may not tell the rounding
+/// (next to an f32 midpoint, or digits past 2^53, as in [`rounded`]), which the general path
+/// then reads. The end is found from two eight-byte loads at known places, so the next
+/// number's start waits on one short chain of arithmetic, not on a walk over the digits with
+/// a branch at each run's end.
 pub(super) fn point_decimal(cell: &[u8], at: usize) -> Option<(f32, usize)> {
     let negative = cell.get(at) == Some(&b'-');
     let int = at + usize::from(negative);
@@ -134,14 +141,14 @@ pub(super) fn point_decimal(cell: &[u8], at: usize) -> Option<(f32, usize)> {
         return None;
     }
     let mantissa = u64::from(lead) * POWERS_U64[n] + fraction;
-    // Between 10^-15 and 10: neither below f32's normal range nor above its largest, so of
-    // [`rounded`]'s tests only the midpoint's is left; the sign is set on the bits.
+    // 0, or between 10^-15 and 10: neither below f32's normal range nor above its largest,
+    // so of [`rounded`]'s tests only the midpoint's is left; the sign is set on the bits.
     if mantissa > 1 << 53 {
         return None;
     }
     let product = mantissa as f64 * INVERSE_POWERS[n];
     let bits = product.to_bits();
-    if (bits & ((1 << 29) - 1)).abs_diff(1 << 28) <= MIDPOINT_MARGIN {
+    if near_f32_midpoint(bits) {
         return None;
     }
     let value = f64::from_bits(bits | (u64::from(negative) << 63)) as f32;
