@@ -241,17 +241,25 @@ fn main() {
     let (found, report) = neighbors::search(x, &ids, x, &ids, k, Method::Ivf, 1000, &|_| {});
     let t_approx = secs(t);
     let (nlist, np, pairs) = ivf_pairs(x, &ids, None);
-    let full = ex.as_ref().map(|e| {
-        let got = rows_of(&found, sample.as_deref());
-        (recall::recall_at_k(e, &got), similarity_gap(e, &got))
-    });
+    // Against the exact lists, when they were searched: recall and the similarity gap.
+    let quality = |got: &[Vec<Neighbor>]| {
+        ex.as_ref().map_or_else(
+            || "-".to_string(),
+            |e| {
+                let got = rows_of(got, sample.as_deref());
+                format!(
+                    "{:.4}, similarity gap {:.4}",
+                    recall::recall_at_k(e, &got),
+                    similarity_gap(e, &got)
+                )
+            },
+        )
+    };
     println!(
         "approx (default nlist {nlist}, nprobe {np}): {t_approx:8.2} s incl. recall sample; recall@{k} sampled {:.4} ({} queries), exact-checked queries {}; {:.2}% of pairs; {:.0} GFLOP/s useful; exact/approx {:.1}x",
         report.recall.unwrap_or(f64::NAN),
         report.sample,
-        full.map_or("-".into(), |(r, g)| format!(
-            "{r:.4}, similarity gap {g:.4}"
-        )),
+        quality(&found),
         100.0 * pairs as f64 / (n as f64 * n as f64),
         2.0 * pairs as f64 * d as f64 / t_approx / 1e9,
         t_exact / t_approx
@@ -265,17 +273,9 @@ fn main() {
         let got = ivf::top_k_ivf(x, &ids, x, &ids, k, &params, &|_| {}).expect("ivf");
         let tp = secs(t);
         let (_, _, pairs) = ivf_pairs(x, &ids, Some(p));
-        let rec = ex.as_ref().map(|e| {
-            let got = rows_of(&got, sample.as_deref());
-            format!(
-                "{:.4}, similarity gap {:.4}",
-                recall::recall_at_k(e, &got),
-                similarity_gap(e, &got)
-            )
-        });
         println!(
             "  nprobe {p:3}: {tp:7.2} s (no recall sample), recall@{k} {}, {:.2}% of pairs, {:.0} GFLOP/s useful, exact/approx {:.1}x",
-            rec.unwrap_or_else(|| "-".into()),
+            quality(&got),
             100.0 * pairs as f64 / (n as f64 * n as f64),
             2.0 * pairs as f64 * d as f64 / tp / 1e9,
             t_exact / tp

@@ -26,20 +26,17 @@ pub(super) struct Ranked {
 /// Body links between compared pages, as matrix rows (direct, nofollow or via a redirect:
 /// every link a reader can follow in the text).
 fn body_edges(crawl: &Crawl, compared: &Compared) -> Vec<(u32, u32)> {
-    // Page id → matrix row by a table, not a hash probe: a million-page site has 16 million
-    // body links, each end looked up.
-    let body = crawl.links.body_sources();
-    let mut row_of = vec![None; crawl.urls.len()];
-    for (row, &f) in compared.order.iter().enumerate() {
-        row_of[f as usize] = Some(row as u32);
-    }
-    let row = |f: u32| row_of.get(f as usize).copied().flatten();
     let mut edges = Vec::new();
-    for (d, sources) in body.iter() {
-        let Some(t) = row(d) else {
+    for (d, sources) in crawl.links.body_sources().iter() {
+        let Some(t) = compared.row(d) else {
             continue;
         };
-        edges.extend(sources.iter().filter_map(|&s| row(s)).map(|r| (r, t)));
+        edges.extend(
+            sources
+                .iter()
+                .filter_map(|&s| compared.row(s))
+                .map(|r| (r, t)),
+        );
     }
     edges
 }

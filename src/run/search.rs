@@ -17,8 +17,10 @@ use super::pages::Page;
 pub(super) struct Compared {
     /// Page ids with a vector, in URL order: the matrix's row order.
     pub(super) order: Vec<u32>,
-    /// Page id → row in `order`.
-    pub(super) rank: HashMap<u32, u32>,
+    /// Page id → row in `order`, [`NO_ROW`] for a page without a vector: a table, as page ids
+    /// are dense (the ranking looks up both ends of each of a large site's millions of body
+    /// links).
+    row_of: Vec<u32>,
     /// Eligible destinations, in URL order.
     pub(super) targets: Vec<u32>,
     /// Eligible sources, in URL order.
@@ -31,6 +33,9 @@ pub(super) struct Compared {
     pub(super) per_language: bool,
 }
 
+/// [`Compared::row_of`] for a page that has no row.
+const NO_ROW: u32 = u32::MAX;
+
 impl Compared {
     /// The pages with a vector, in URL order, with their roles and groups.
     pub(super) fn new(config: &RunConfig, pages: &BTreeMap<u32, Page>, crawl: &Crawl) -> Self {
@@ -41,11 +46,10 @@ impl Compared {
             .map(|(&f, _)| f)
             .collect();
         order.sort_by(|a, b| urls.url(*a).cmp(urls.url(*b)));
-        let rank: HashMap<u32, u32> = order
-            .iter()
-            .enumerate()
-            .map(|(i, &f)| (f, i as u32))
-            .collect();
+        let mut row_of = vec![NO_ROW; urls.len()];
+        for (i, &f) in order.iter().enumerate() {
+            row_of[f as usize] = i as u32;
+        }
         let targets: Vec<u32> = order
             .iter()
             .copied()
@@ -74,7 +78,7 @@ impl Compared {
         let per_language = !config.cross_language && languages.is_multilingual();
         Compared {
             order,
-            rank,
+            row_of,
             targets,
             sources,
             group_of,
@@ -99,7 +103,7 @@ impl Found {
     pub(super) fn by_row(&mut self, compared: &Compared) -> Vec<Vec<Neighbor>> {
         let mut rows = vec![Vec::new(); compared.order.len()];
         for (t, list) in compared.targets.iter().zip(&mut self.inbound) {
-            rows[compared.rank[t] as usize] = std::mem::take(list);
+            rows[compared.row_of[*t as usize] as usize] = std::mem::take(list);
         }
         rows
     }
@@ -107,7 +111,7 @@ impl Found {
     /// The lists back in target order, cut to the `k` the sheets show.
     pub(super) fn put_back(&mut self, compared: &Compared, mut rows: Vec<Vec<Neighbor>>, k: usize) {
         for (t, list) in compared.targets.iter().zip(&mut self.inbound) {
-            *list = std::mem::take(&mut rows[compared.rank[t] as usize]);
+            *list = std::mem::take(&mut rows[compared.row_of[*t as usize] as usize]);
             list.truncate(k);
             list.shrink_to_fit();
         }
@@ -124,6 +128,14 @@ fn search_k(config: &RunConfig) -> usize {
 type Partition = (Vec<u32>, Vec<u32>);
 
 impl Compared {
+    /// Page `f`'s matrix row, if it has a vector.
+    pub(super) fn row(&self, f: u32) -> Option<u32> {
+        self.row_of
+            .get(f as usize)
+            .copied()
+            .filter(|&r| r != NO_ROW)
+    }
+
     /// Whether a link from page `s` to page `d` stays within the run's scope: the same group
     /// with `--group-scope same`, the same language unless `--cross-language`, and never
     /// between translations of one page. The ranking's graph evidence can bring in pairs the
@@ -222,7 +234,7 @@ impl Searcher<'_> {
         candidates: &[u32],
         what: &str,
     ) -> HashMap<u32, Vec<Neighbor>> {
-        let rank = &self.compared.rank;
+        let rank = |f: &u32| self.compared.row_of[*f as usize];
         let bar = self.progress.items(what, queries.len() as u64);
         let mut out = HashMap::with_capacity(queries.len());
         let mut done = 0u64;
@@ -230,8 +242,8 @@ impl Searcher<'_> {
             if group_queries.is_empty() {
                 continue;
             }
-            let query_ranks: Vec<u32> = group_queries.iter().map(|f| rank[f]).collect();
-            let cand_ranks: Vec<u32> = group_candidates.iter().map(|f| rank[f]).collect();
+            let query_ranks: Vec<u32> = group_queries.iter().map(rank).collect();
+            let cand_ranks: Vec<u32> = group_candidates.iter().map(rank).collect();
             let query_data = self.gather(&query_ranks);
             // Equal sets share one buffer, which lets the kernel form each pair once.
             let same = group_queries == group_candidates;
