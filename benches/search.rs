@@ -1,7 +1,7 @@
 //! Search bench: exact against approximate top-k in one process, on generated vectors.
 //!
 //! usage: `cargo bench --bench search -- [--pages N] [--dim D] [--data site|realistic]
-//!         [--legacy] [--nprobe 2,4,8] [--no-exact] [--k K] [--topics T]`
+//!         [--legacy] [--nprobe 2,4,8] [--no-exact] [--k K] [--topics T] [--rerank 0,10,20]`
 //!
 //! `site` mirrors `linkgap-gen`'s vectors (`--topics` centres, 200 by default, with N(0, 1)
 //! coordinates, pages at spread 0.9 around their topic, i % topics; issue 15's million-page
@@ -14,6 +14,9 @@
 //! `--legacy` also runs the exact search before issue 15 (blocked, with a 16 MiB score buffer;
 //! kept as the exact kernel's oracle in its tests) and checks the output is identical. The
 //! grouped IVF search the inverted one replaced is gone: docs/performance.md keeps its figures.
+//! `--rerank A,B` runs the inverted search with f32 scoring, then with the 8-bit first pass
+//! keeping `k + A`, `k + B` … candidates for the exact re-scoring: time, recall against exact
+//! search, and how many of the f32 search's lists the 8-bit one reproduces.
 #![allow(clippy::print_stdout)] // a bench prints its table
 
 use linkgap::neighbors::{self, Matrix, Method, Neighbor, exact, ivf, recall};
@@ -30,6 +33,7 @@ struct Args {
     exact_queries: usize,
     k: usize,
     topics: usize,
+    rerank: Vec<usize>,
 }
 
 fn args() -> Args {
@@ -43,6 +47,7 @@ fn args() -> Args {
         exact_queries: 0,
         k: 5,
         topics: 200,
+        rerank: Vec::new(),
     };
     let v: Vec<String> = std::env::args().skip(1).collect();
     let mut i = 0;
@@ -55,6 +60,12 @@ fn args() -> Args {
             "--k" => a.k = next(i).parse().expect("--k K"),
             "--topics" => a.topics = next(i).parse().expect("--topics T"),
             "--exact-queries" => a.exact_queries = next(i).parse().expect("--exact-queries Q"),
+            "--rerank" => {
+                a.rerank = next(i)
+                    .split(',')
+                    .map(|s| s.parse().expect("--rerank 10,20"))
+                    .collect();
+            }
             "--nprobe" => {
                 a.nprobe = next(i)
                     .split(',')
@@ -279,6 +290,43 @@ fn main() {
             100.0 * pairs as f64 / (n as f64 * n as f64),
             2.0 * pairs as f64 * d as f64 / tp / 1e9,
             t_exact / tp
+        );
+    }
+    if !a.rerank.is_empty() {
+        scorings(x, &ids, k, &a.rerank, &quality);
+    }
+}
+
+/// The f32 inverted search, then the 8-bit first pass at each `rerank`.
+fn scorings(
+    x: Matrix,
+    ids: &[u32],
+    k: usize,
+    rerank: &[usize],
+    quality: &dyn Fn(&[Vec<Neighbor>]) -> String,
+) {
+    let run = |scoring, rerank| {
+        let params = ivf::IvfParams {
+            scoring,
+            rerank,
+            ..ivf::IvfParams::default()
+        };
+        let t = Instant::now();
+        let got = ivf::top_k_ivf(x, ids, x, ids, k, &params, &|_| {}).expect("ivf");
+        (secs(t), got)
+    };
+    let (tf, f32_lists) = run(ivf::Scoring::F32, 0);
+    println!(
+        "  scoring f32: {tf:7.2} s (no recall sample), recall@{k} {}",
+        quality(&f32_lists)
+    );
+    for &r in rerank {
+        let (t8, got) = run(ivf::Scoring::Int8, r);
+        println!(
+            "  scoring int8, rerank {r:3}: {t8:7.2} s, recall@{k} {}, f32 search's neighbours kept {:.4}, time f32/int8 {:.2}x",
+            quality(&got),
+            recall::recall_at_k(&f32_lists, &got),
+            tf / t8
         );
     }
 }

@@ -1,6 +1,7 @@
 //! Approximate top-k by dot product (cosine on L2-normalised rows) with an IVF index:
-//! a spherical k-means coarse quantizer, inverted lists, and exact blocked-GEMM search inside
-//! the probed lists (the same GEMM kernel and bounded top-k scan as [`super::exact`]).
+//! a spherical k-means coarse quantizer, inverted lists, and a search inside the probed lists:
+//! an 8-bit first pass re-scored exactly ([`Scoring::Int8`], where AVX-512 VNNI runs it) or
+//! the f32 GEMM kernel and bounded top-k scan of [`super::exact`] ([`Scoring::F32`]).
 //!
 //! Method
 //! 1. Train `nlist` centroids with spherical k-means (unit-norm centroids, assignment by max dot
@@ -11,28 +12,37 @@
 //!    top-`nprobe` per row).
 //! 4. Inverted search, as batched IVF search does (faiss's `search_preassigned` over lists): for
 //!    each list, gather the queries that probe it (blocks of at most [`QUERY_BLOCK`] rows) and
-//!    multiply them by the list's members (tiles of at most [`CAND_TILE`] rows) with the GEMM
-//!    kernel, offering every score to its query's bounded top-k. Each query sees exactly its
-//!    `nprobe` lists, so the work is queries × probed rows, in GEMMs of a few hundred rows a
-//!    side. Tasks run in parallel (single-threaded GEMM inside), each on a worker's top-k
-//!    state; the workers' states are merged at the end.
+//!    multiply them by the list's members (tiles of at most [`CAND_TILE`] rows), offering every
+//!    score to its query's bounded top-k. Each query sees exactly its `nprobe` lists, so the
+//!    work is queries × probed rows, in blocks of a few hundred rows a side. Tasks run in
+//!    parallel (one thread each), each on a worker's top-k state; the workers' states are
+//!    merged at the end.
+//! 5. With 8-bit scoring, step 4 multiplies rows quantized once ([`super::quantized`]: a
+//!    step per row, bytes, four times the f32 kernel's rate) and keeps each query's best
+//!    `k + rerank + 1` candidates by that estimate; those are then scored exactly
+//!    ([`exact::dot`]) and the best `k` kept. At 1M × 384 this halves the search
+//!    (docs/performance.md) and reproduces 99.96–100% of the f32 search's neighbours.
 //!
 //! Output contract (same as [`super::exact::top_k`]): a candidate whose id equals the query's id is
 //! never returned; lists are sorted by score descending, ties by id ascending; NaN scores count as
-//! `-inf`; scores are the f32 GEMM dot products (the same numbers exact search computes).
+//! `-inf`; scores are f32 dot products (with f32 scoring the GEMM's, the same numbers exact
+//! search computes; with 8-bit scoring [`exact::dot`]'s, which may differ in the last bits).
 //! A query whose probed lists hold fewer than `min(k, #other candidates)` rows is re-run exactly,
 //! so list lengths always equal exact search's. Deterministic for a given input and seed
-//! (no GEMM is split across threads; every pair reaches its query once, so the merged top-k
-//! lists do not depend on which worker scored it).
+//! (no block is split across threads, the 8-bit sums are integers; every pair reaches its
+//! query once, so the merged top-k lists do not depend on which worker scored it).
 //!
 //! Memory: the input is borrowed, never copied or permuted. Extra memory is the centroids
 //! (`nlist × dim`), the inverted lists (4 B per candidate), the query probe lists and their
 //! inverse (`8 × nprobe` B per query), the output, and per thread one top-k state for all
-//! queries (`8k + 8` B per query) plus a gathered query block, a candidate tile and a
-//! `QUERY_BLOCK × CAND_TILE` score tile (~2.5 MiB at d = 384).
+//! queries (`8k + 8` B per query, `k + rerank + 1` entries with 8-bit scoring) plus a
+//! gathered query block, a candidate tile and a `QUERY_BLOCK × CAND_TILE` score tile
+//! (~2.5 MiB at d = 384). 8-bit scoring adds the quantized rows, a quarter of the input
+//! (and as much again for queries that are not the candidates), freed when the search ends.
 
 use super::exact::{self, Matrix, Neighbor, State, dot_block_par};
 use super::kmeans::{CAND_CHUNK, SampleRows, counting_sort, kmeans, norm};
+use super::quantized;
 use super::recall::sample_indices;
 use rayon::prelude::*;
 use std::fmt;
@@ -53,7 +63,32 @@ pub struct IvfParams {
     pub iterations: usize,
     /// Seed for the training sample and the initial centroids.
     pub seed: u64,
+    /// How the probed lists are scored (see [`Scoring`]).
+    pub scoring: Scoring,
+    /// With 8-bit scoring: candidates kept per query beyond `k` for the exact re-scoring.
+    pub rerank: usize,
 }
+
+/// How the inverted search scores a query against its probed lists.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scoring {
+    /// f32 GEMM: every probed pair scored exactly.
+    F32,
+    /// An 8-bit first pass (4× the f32 kernel's rate with AVX-512 VNNI) keeps each query's
+    /// best `k + rerank` candidates, which are then scored exactly in f32: the lists and
+    /// their scores are exact search's over what the first pass kept.
+    Int8,
+    /// `Int8` where the CPU has AVX-512 VNNI, else `F32` (the scalar 8-bit kernel is slower
+    /// than the f32 GEMM).
+    Auto,
+}
+
+/// Candidates the 8-bit first pass keeps per query beyond `k`. Measured with
+/// `benches/search.rs --rerank` at k = 20 (docs/performance.md): the share of the f32
+/// search's neighbours the 8-bit search returns is 0.9992 at 3, 0.9999 at 5 and 1.0000 at 10 on
+/// 200,000 × 384; 0.9995 at 4 and 1.0000 at 8 on 100,000 × 1,536; 0.9996 at 5 on
+/// 1,000,000 × 384. Each extra costs one exact dot product per query.
+pub const DEFAULT_RERANK: usize = 8;
 
 /// Rows sampled to train the k-means centroids.
 pub const DEFAULT_TRAIN_SAMPLE: usize = 65_536;
@@ -70,6 +105,8 @@ impl Default for IvfParams {
             train_sample: DEFAULT_TRAIN_SAMPLE,
             iterations: DEFAULT_ITERATIONS,
             seed: DEFAULT_SEED,
+            scoring: Scoring::Auto,
+            rerank: DEFAULT_RERANK,
         }
     }
 }
@@ -90,6 +127,9 @@ struct Worker {
     cbuf: Vec<f32>,
     cids: Vec<u32>,
     sbuf: Vec<f32>,
+    /// The 8-bit first pass's quantized query block and member tile.
+    q8: quantized::Queries,
+    m8: quantized::Members,
 }
 
 impl Worker {
@@ -101,6 +141,8 @@ impl Worker {
             cbuf: Vec::new(),
             cids: Vec::new(),
             sbuf: Vec::new(),
+            q8: quantized::Queries::default(),
+            m8: quantized::Members::default(),
         }
     }
 }
@@ -336,6 +378,8 @@ pub struct IvfIndex<'a> {
     /// 0 when the index is in exact mode (too few rows / no trainable rows).
     nlist: usize,
     explicit_nlist: bool,
+    /// `Some(extra)`: the 8-bit first pass keeps `k + extra` candidates per query.
+    int8_rerank: Option<usize>,
     centroids: Vec<f32>,
     /// list `c` holds candidate rows `list_rows[list_off[c]..list_off[c+1]]` (ascending).
     list_off: Vec<usize>,
@@ -359,6 +403,11 @@ impl<'a> IvfIndex<'a> {
             cand_ids,
             nlist: 0,
             explicit_nlist: params.nlist.is_some(),
+            int8_rerank: match params.scoring {
+                Scoring::F32 => None,
+                Scoring::Int8 => Some(params.rerank),
+                Scoring::Auto => quantized::vnni_available().then_some(params.rerank),
+            },
             centroids: Vec::new(),
             list_off: Vec::new(),
             list_rows: Vec::new(),
@@ -548,6 +597,15 @@ impl<'a> IvfIndex<'a> {
         );
         let tasks = self.inverted_tasks(&poff);
         let total: u128 = tasks.iter().map(|t| t.3 as u128).sum::<u128>().max(1);
+        // The 8-bit pass keeps candidate rows, not ids, and one more than it needs (the query
+        // itself may be among them): the re-scoring maps rows to ids and drops the query.
+        let kept = self.int8_rerank.map_or(k, |extra| k + extra + 1);
+        let int8 = self.int8_rerank.map(|_| {
+            let c = quantized::Quantized::new(self.candidates.data, n, d);
+            let same = std::ptr::eq(queries.data, self.candidates.data) && m == n;
+            let q = (!same).then(|| quantized::Quantized::new(queries.data, m, d));
+            (c, q)
+        });
         let pool: Mutex<Vec<Worker>> = Mutex::new(Vec::new());
         let done = Mutex::new(0u128);
         tasks
@@ -555,9 +613,14 @@ impl<'a> IvfIndex<'a> {
             .with_max_len(1)
             .for_each(|&(c, s, e, work)| {
                 let popped = pool.lock().unwrap().pop();
-                let mut w = popped.unwrap_or_else(|| Worker::new(m, k));
+                let mut w = popped.unwrap_or_else(|| Worker::new(m, kept));
                 let rows: Vec<usize> = pent[s..e].iter().map(|&t| t as usize / np).collect();
-                self.scan_list(queries, query_ids, &rows, c, &mut w);
+                match &int8 {
+                    Some((cq, qq)) => {
+                        self.scan_list_int8(qq.as_ref().unwrap_or(cq), cq, &rows, c, &mut w);
+                    }
+                    None => self.scan_list(queries, query_ids, &rows, c, &mut w),
+                }
                 pool.lock().unwrap().push(w);
                 let mut dn = done.lock().unwrap();
                 *dn += work as u128;
@@ -565,12 +628,17 @@ impl<'a> IvfIndex<'a> {
                 progress(((*dn * m as u128) / total).min(m as u128 - 1) as usize);
             });
         let mut workers = pool.into_inner().unwrap();
-        let mut state = workers.pop().map_or_else(|| State::new(m, k), |w| w.state);
+        let mut state = workers
+            .pop()
+            .map_or_else(|| State::new(m, kept), |w| w.state);
         for w in &workers {
             state.merge_from(&w.state);
         }
         drop(workers);
         let mut out = state.into_lists();
+        if self.int8_rerank.is_some() {
+            self.rescore(queries, query_ids, k, probes, &mut out);
+        }
         self.redo_short(queries, query_ids, k, &mut out);
         progress(m);
         out
@@ -598,6 +666,59 @@ impl<'a> IvfIndex<'a> {
         tasks
     }
 
+    /// The 8-bit pass's lists (candidate rows by estimated score) become the query's best `k`
+    /// by the exact f32 dot product ([`exact::dot`]), ids for rows, the query itself left
+    /// out; ties by id.
+    ///
+    /// The rows are read at random, and a million-page site's rows are 1.5 GB: queries are
+    /// taken list by list (by their nearest list), so that one list's queries, whose
+    /// candidates lie in the same few lists, find most rows still in cache; and four rows are
+    /// read side by side.
+    fn rescore(
+        &self,
+        queries: Matrix,
+        query_ids: &[u32],
+        k: usize,
+        probes: &Probes,
+        lists: &mut [Vec<Neighbor>],
+    ) {
+        const WAY: usize = 4;
+        let m = lists.len();
+        let (_, order) = counting_sort(
+            (0..m).map(|i| probes.lists[i * probes.p] as usize),
+            self.nlist.max(1),
+            m,
+        );
+        let mut ordered: Vec<(u32, Vec<Neighbor>)> = order
+            .iter()
+            .map(|&i| (i, std::mem::take(&mut lists[i as usize])))
+            .collect();
+        ordered.par_iter_mut().for_each(|(i, list)| {
+            let q = queries.row(*i as usize);
+            for nbs in list.chunks_mut(WAY) {
+                let row = |t: usize| self.candidates.row(nbs[t.min(nbs.len() - 1)].id as usize);
+                let scores = exact::dots(q, std::array::from_fn::<_, WAY, _>(row));
+                for (nb, score) in nbs.iter_mut().zip(scores) {
+                    *nb = Neighbor {
+                        id: self.cand_ids[nb.id as usize],
+                        score: if score.is_nan() {
+                            f32::NEG_INFINITY
+                        } else {
+                            score
+                        },
+                    };
+                }
+            }
+            list.retain(|nb| nb.id != query_ids[*i as usize]);
+            list.sort_unstable_by(|a, b| b.score.total_cmp(&a.score).then(a.id.cmp(&b.id)));
+            list.truncate(k);
+            list.shrink_to_fit();
+        });
+        for (i, list) in ordered {
+            lists[i as usize] = list;
+        }
+    }
+
     /// Query rows `rows` (indices into `queries`) against the members of list `c`, into the
     /// worker's top-k state.
     fn scan_list(
@@ -609,6 +730,7 @@ impl<'a> IvfIndex<'a> {
         w: &mut Worker,
     ) {
         let d = queries.dim;
+        let members = &self.list_rows[self.list_off[c]..self.list_off[c + 1]];
         w.qbuf.clear();
         w.qids.clear();
         for &i in rows {
@@ -620,7 +742,6 @@ impl<'a> IvfIndex<'a> {
             rows: rows.len(),
             dim: d,
         };
-        let members = &self.list_rows[self.list_off[c]..self.list_off[c + 1]];
         for chunk in members.chunks(CAND_TILE) {
             w.cbuf.clear();
             w.cids.clear();
@@ -644,6 +765,31 @@ impl<'a> IvfIndex<'a> {
             let mut v = w.state.view();
             for (r, &i) in rows.iter().enumerate() {
                 v.scan_row(i, &w.sbuf[r * cw..(r + 1) * cw], &w.cids, w.qids[r]);
+            }
+        }
+    }
+
+    /// [`Self::scan_list`] with the 8-bit first pass: `queries` and `cands` are the quantized
+    /// matrices. Candidate rows stand for ids in the state (see [`Self::search`]); the query
+    /// itself is left out by the re-scoring.
+    fn scan_list_int8(
+        &self,
+        queries: &quantized::Quantized,
+        cands: &quantized::Quantized,
+        rows: &[usize],
+        c: usize,
+        w: &mut Worker,
+    ) {
+        let members = &self.list_rows[self.list_off[c]..self.list_off[c + 1]];
+        w.q8.gather(queries, rows.iter().copied());
+        for chunk in members.chunks(CAND_TILE) {
+            w.m8.gather(cands, chunk.iter().map(|&j| j as usize));
+            let cw = chunk.len();
+            w.sbuf.resize(rows.len() * cw, 0.0);
+            quantized::scores(&w.q8, rows.len(), &w.m8, &mut w.sbuf, cw);
+            let mut v = w.state.view();
+            for (r, &i) in rows.iter().enumerate() {
+                v.scan_row(i, &w.sbuf[r * cw..(r + 1) * cw], chunk, u32::MAX);
             }
         }
     }
@@ -828,46 +974,53 @@ mod tests {
         let (xd, qd) = all.split_at(n * d);
         let x = Matrix::new(xd, n, d);
         let xi = ids(n);
-        let p = ivf_p(40, 3);
-        let mut index = IvfIndex::train(x, &xi, &p).unwrap();
-        let np = index.nprobe(&p);
-        let probes = index.probe(x, np);
-        index.assign_from(&probes);
-        let got = index.search(x, &xi, k, &probes, np, &|_| {});
-        let q = Matrix::new(qd, 200, d);
-        let qi: Vec<u32> = (0..200).map(|i| 100_000 + i).collect();
-        let qprobes = index.probe(q, np);
-        let qgot = index.search(q, &qi, k, &qprobes, np, &|_| {});
-        let list_of: Vec<u32> = (0..n).map(|i| probes.row(i)[0]).collect();
-        let check = |row: &[f32], id: u32, lists: &[u32], got: &[Neighbor]| {
-            let cand: Vec<usize> = (0..n).filter(|&j| lists.contains(&list_of[j])).collect();
-            let mut cd = Vec::new();
-            cand.iter().for_each(|&j| cd.extend_from_slice(x.row(j)));
-            let cids: Vec<u32> = cand.iter().map(|&j| xi[j]).collect();
-            let want = exact::top_k(
-                Matrix::new(row, 1, d),
-                &[id],
-                Matrix::new(&cd, cand.len(), d),
-                &cids,
-                k,
-            );
-            let g: Vec<u32> = got.iter().map(|nb| nb.id).collect();
-            let w: Vec<u32> = want[0].iter().map(|nb| nb.id).collect();
-            assert_eq!(g, w, "query {id}");
-            for (a, b) in got.iter().zip(&want[0]) {
-                assert!((a.score - b.score).abs() <= 1e-5);
+        // Both scorings: the 8-bit pass keeps k + 8 candidates, far more than its error can
+        // reorder on these clustered rows, so its re-scored lists are the exact ones too.
+        for scoring in [Scoring::F32, Scoring::Int8] {
+            let p = IvfParams {
+                scoring,
+                ..ivf_p(40, 3)
+            };
+            let mut index = IvfIndex::train(x, &xi, &p).unwrap();
+            let np = index.nprobe(&p);
+            let probes = index.probe(x, np);
+            index.assign_from(&probes);
+            let got = index.search(x, &xi, k, &probes, np, &|_| {});
+            let q = Matrix::new(qd, 200, d);
+            let qi: Vec<u32> = (0..200).map(|i| 100_000 + i).collect();
+            let qprobes = index.probe(q, np);
+            let qgot = index.search(q, &qi, k, &qprobes, np, &|_| {});
+            let list_of: Vec<u32> = (0..n).map(|i| probes.row(i)[0]).collect();
+            let check = |row: &[f32], id: u32, lists: &[u32], got: &[Neighbor]| {
+                let cand: Vec<usize> = (0..n).filter(|&j| lists.contains(&list_of[j])).collect();
+                let mut cd = Vec::new();
+                cand.iter().for_each(|&j| cd.extend_from_slice(x.row(j)));
+                let cids: Vec<u32> = cand.iter().map(|&j| xi[j]).collect();
+                let want = exact::top_k(
+                    Matrix::new(row, 1, d),
+                    &[id],
+                    Matrix::new(&cd, cand.len(), d),
+                    &cids,
+                    k,
+                );
+                let g: Vec<u32> = got.iter().map(|nb| nb.id).collect();
+                let w: Vec<u32> = want[0].iter().map(|nb| nb.id).collect();
+                assert_eq!(g, w, "query {id}");
+                for (a, b) in got.iter().zip(&want[0]) {
+                    assert!((a.score - b.score).abs() <= 1e-5);
+                }
+            };
+            for i in (0..n).step_by(13) {
+                check(x.row(i), xi[i], &probes.row(i)[..np], &got[i]);
             }
-        };
-        for i in (0..n).step_by(13) {
-            check(x.row(i), xi[i], &probes.row(i)[..np], &got[i]);
+            for i in 0..200 {
+                check(q.row(i), qi[i], &qprobes.row(i)[..np], &qgot[i]);
+            }
+            // The same data in another buffer takes the rectangular path: the same lists.
+            let copy = xd.to_vec();
+            let y = Matrix::new(&copy, n, d);
+            assert_eq!(top_k_ivf(x, &xi, y, &xi, k, &p, &|_| {}).unwrap(), got);
         }
-        for i in 0..200 {
-            check(q.row(i), qi[i], &qprobes.row(i)[..np], &qgot[i]);
-        }
-        // The same data in another buffer takes the rectangular path: the same lists.
-        let copy = xd.to_vec();
-        let y = Matrix::new(&copy, n, d);
-        assert_eq!(top_k_ivf(x, &xi, y, &xi, k, &p, &|_| {}).unwrap(), got);
     }
 
     #[test]
@@ -993,7 +1146,10 @@ mod tests {
             iterations in 0usize..5,
             train_sample in 0usize..400,
             nan_row in proptest::option::of(0usize..300),
+            int8 in any::<bool>(),
+            rerank in 0usize..30,
         ) {
+            let scoring = if int8 { Scoring::Int8 } else { Scoring::F32 };
             let mut cd = random_rows(n, d, seed, zero_every);
             if let Some(r) = nan_row
                 && r < n && d > 0 { cd[r * d] = f32::NAN; }
@@ -1003,7 +1159,7 @@ mod tests {
             qd.extend(random_rows(m_extra, d, seed ^ 1, 0));
             let q = Matrix::new(&qd, n + m_extra, d);
             let qi: Vec<u32> = (0..(n + m_extra) as u32).map(|i| if (i as usize) < n { i } else { 1_000_000 + i }).collect();
-            let p = IvfParams { nlist: Some(nlist), nprobe: Some(nprobe), iterations, train_sample, seed };
+            let p = IvfParams { nlist: Some(nlist), nprobe: Some(nprobe), iterations, train_sample, seed, scoring, rerank };
             let iv = top_k_ivf(q, &qi, c, &ci, k, &p, &|_| {}).unwrap();
             let ex = exact::top_k(q, &qi, c, &ci, k);
             prop_assert_eq!(iv.len(), ex.len());
@@ -1015,8 +1171,9 @@ mod tests {
             if nan_row.is_none() {
                 assert_well_formed(q, &qi, c, &ci, k, &iv, &ex);
             }
-            // Probing every list is exact search: the same scores, position by position.
-            let all = IvfParams { nlist: Some(nlist), nprobe: Some(nlist.max(1)), iterations, train_sample, seed };
+            // Probing every list with f32 scoring is exact search: the same scores, position
+            // by position (the 8-bit pass may keep other candidates: checked well formed above).
+            let all = IvfParams { nlist: Some(nlist), nprobe: Some(nlist.max(1)), iterations, train_sample, seed, scoring: Scoring::F32, rerank };
             let full = top_k_ivf(q, &qi, c, &ci, k, &all, &|_| {}).unwrap();
             if nan_row.is_none() {
                 for (a, b) in full.iter().zip(&ex) {

@@ -8,9 +8,10 @@
 pub mod exact;
 pub mod ivf;
 mod kmeans;
+mod quantized;
 pub mod recall;
 
-pub use exact::{Matrix, Neighbor, top_k, top_k_with_progress};
+pub use exact::{Matrix, Neighbor, dot, top_k, top_k_with_progress};
 
 /// Similar pages listed per page unless `--top-k` says otherwise.
 pub const TOP_K: usize = 5;

@@ -27,7 +27,7 @@ use rayon::prelude::*;
 pub use graph::{Graph, HUB_LINKS};
 pub use holdout::{SelfCheck, self_check};
 
-use crate::neighbors::Neighbor;
+use crate::neighbors::{Neighbor, dot};
 
 /// How many of each destination's most similar pages are candidates: the caller runs the
 /// neighbour search with this k. On postgres15 (5 seeds) every k from 10 to 50 recovers
@@ -80,29 +80,6 @@ pub fn dot_rows(data: &[f32], dim: usize) -> impl Fn(u32, u32) -> f32 + Sync + '
         let (a, b) = (a as usize * dim, b as usize * dim);
         dot(&data[a..a + dim], &data[b..b + dim])
     }
-}
-
-/// Dot product of two equal-length slices in 16 independent lanes. A single running sum
-/// is one dependent add per element, which the compiler may not reorder: at 1,536
-/// dimensions that made the ranking's cosines (for pairs the graph finds outside the
-/// neighbour lists) the run's costliest loop. The lanes vectorise, and summing in 16 parts
-/// is also closer to the exact value than one long running sum.
-fn dot(x: &[f32], y: &[f32]) -> f32 {
-    const LANES: usize = 16;
-    let mut acc = [0.0f32; LANES];
-    let (xs, ys) = (x.chunks_exact(LANES), y.chunks_exact(LANES));
-    let tail: f32 = xs
-        .remainder()
-        .iter()
-        .zip(ys.remainder())
-        .map(|(a, b)| a * b)
-        .sum();
-    for (cx, cy) in xs.zip(ys) {
-        for l in 0..LANES {
-            acc[l] += cx[l] * cy[l];
-        }
-    }
-    acc.iter().sum::<f32>() + tail
 }
 
 /// At most so many new links per destination and per source; `None` is unlimited.
