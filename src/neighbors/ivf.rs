@@ -14,9 +14,9 @@
 //!    each list, gather the queries that probe it (blocks of at most [`QUERY_BLOCK`] rows) and
 //!    multiply them by the list's members (tiles of at most [`CAND_TILE`] rows), offering every
 //!    score to its query's bounded top-k. Each query sees exactly its `nprobe` lists, so the
-//!    work is queries × probed rows, in blocks of a few hundred rows a side. Tasks run in
-//!    parallel (one thread each), each on a worker's top-k state; the workers' states are
-//!    merged at the end.
+//!    work is queries × probed rows, in blocks of a few hundred rows a side. The queries are
+//!    cut into parts (four a thread); a part's blocks run one after another on one top-k
+//!    state for its queries, the parts in parallel.
 //! 5. With 8-bit scoring, step 4 multiplies rows quantized once ([`super::quantized`]: a
 //!    step per row, bytes, four times the f32 kernel's rate) and keeps each query's best
 //!    `k + rerank + 1` candidates by that estimate; those are then scored exactly
@@ -30,12 +30,12 @@
 //! A query whose probed lists hold fewer than `min(k, #other candidates)` rows is re-run exactly,
 //! so list lengths always equal exact search's. Deterministic for a given input and seed
 //! (no block is split across threads, the 8-bit sums are integers; every pair reaches its
-//! query once, so the merged top-k lists do not depend on which worker scored it).
+//! query once, in a fixed order).
 //!
 //! Memory: the input is borrowed, never copied or permuted. Extra memory is the centroids
 //! (`nlist × dim`), the inverted lists (4 B per candidate), the query probe lists and their
-//! inverse (`8 × nprobe` B per query), the output, and per thread one top-k state for all
-//! queries (`8k + 8` B per query, `k + rerank + 1` entries with 8-bit scoring) plus a
+//! inverse (`8 × nprobe` B per query), the output, one top-k state entry per query
+//! (`8k + 8` B, `k + rerank + 1` entries with 8-bit scoring), and per running part a
 //! gathered query block, a candidate tile and a `QUERY_BLOCK × CAND_TILE` score tile
 //! (~2.5 MiB at d = 384). 8-bit scoring adds the quantized rows, a quarter of the input
 //! (and as much again for queries that are not the candidates), freed when the search ends.
@@ -303,6 +303,21 @@ pub fn top_k_ivf(
     Ok(index.search(queries, query_ids, k, &probes, nprobe, progress))
 }
 
+/// The inverted search's query parts: each is searched by one thread at a time, on one
+/// top-k state, so a query's lists all meet one bounded list. With a state per thread (as
+/// before), each query's lists were split between the states, and each state filled its own
+/// top-k from scratch: twice the insertions on two threads. Four parts a thread keep both
+/// cores busy when one of them is slowed; at least [`QUERY_BLOCK`] queries a part keep the
+/// blocks full.
+fn query_parts(m: usize) -> Vec<(usize, usize)> {
+    let parts = (4 * rayon::current_num_threads())
+        .min(m / QUERY_BLOCK)
+        .max(1);
+    (0..parts)
+        .map(|h| (m * h / parts, m * (h + 1) / parts))
+        .collect()
+}
+
 fn validate(p: &IvfParams) -> Result<(), IvfError> {
     if p.nlist == Some(0) {
         return Err(IvfError::InvalidParam {
@@ -559,10 +574,10 @@ impl<'a> IvfIndex<'a> {
     /// gathered (blocks of at most [`QUERY_BLOCK`] rows) and multiplied by the list's members
     /// (chunks of at most [`CAND_TILE`] rows), and every score is offered to its query's
     /// bounded top-k. Each query sees exactly its `nprobe` lists, so the arithmetic is queries ×
-    /// probed rows. Tasks run in parallel, each on a worker's own top-k state (one per running
-    /// task, at most one per thread); the states are merged at the end. Since a candidate
-    /// belongs to one list and a query probes distinct lists, every pair is offered once, and
-    /// the merged lists (best k by score, ties by id) do not depend on the thread count.
+    /// probed rows. The queries are cut into parts ([`query_parts`]); a part's blocks run one
+    /// after another on its own top-k state, the parts in parallel. Since a candidate belongs
+    /// to one list and a query probes distinct lists, every pair is offered once, and the
+    /// lists (best k by score, ties by id) do not depend on the thread count.
     pub fn search(
         &self,
         queries: Matrix,
@@ -589,14 +604,13 @@ impl<'a> IvfIndex<'a> {
         assert_eq!(probes.lists.len(), m * probes.p);
         let np = nprobe.clamp(1, probes.p);
 
-        // Queries per list: entry t of the counting sort is (query t / np, probe t % np).
+        // Queries per list: entry t of the counting sort is (query t / np, probe t % np);
+        // a list's entries are in query order.
         let (poff, pent) = counting_sort(
             (0..m * np).map(|t| probes.lists[(t / np) * probes.p + t % np] as usize),
             self.nlist,
             m * np,
         );
-        let tasks = self.inverted_tasks(&poff);
-        let total: u128 = tasks.iter().map(|t| t.3 as u128).sum::<u128>().max(1);
         // The 8-bit pass keeps candidate rows, not ids, and one more than it needs (the query
         // itself may be among them): the re-scoring maps rows to ids and drops the query.
         let kept = self.int8_rerank.map_or(k, |extra| k + extra + 1);
@@ -606,36 +620,42 @@ impl<'a> IvfIndex<'a> {
             let q = (!same).then(|| quantized::Quantized::new(queries.data, m, d));
             (c, q)
         });
-        let pool: Mutex<Vec<Worker>> = Mutex::new(Vec::new());
+        let parts = query_parts(m);
+        let part_tasks: Vec<_> = parts
+            .iter()
+            .map(|&(q0, q1)| self.inverted_tasks(&poff, &pent, np, q0, q1))
+            .collect();
+        let total: u128 = part_tasks
+            .iter()
+            .flatten()
+            .map(|t| t.3 as u128)
+            .sum::<u128>()
+            .max(1);
         let done = Mutex::new(0u128);
-        tasks
+        let lists: Vec<Vec<Vec<Neighbor>>> = parts
             .par_iter()
+            .zip(&part_tasks)
             .with_max_len(1)
-            .for_each(|&(c, s, e, work)| {
-                let popped = pool.lock().unwrap().pop();
-                let mut w = popped.unwrap_or_else(|| Worker::new(m, kept));
-                let rows: Vec<usize> = pent[s..e].iter().map(|&t| t as usize / np).collect();
-                match &int8 {
-                    Some((cq, qq)) => {
-                        self.scan_list_int8(qq.as_ref().unwrap_or(cq), cq, &rows, c, &mut w);
+            .map(|(&(q0, q1), tasks)| {
+                let mut w = Worker::new(q1 - q0, kept);
+                for &(c, s, e, work) in tasks {
+                    let rows: Vec<usize> = pent[s..e].iter().map(|&t| t as usize / np).collect();
+                    match &int8 {
+                        Some((cq, qq)) => {
+                            let q8 = qq.as_ref().unwrap_or(cq);
+                            self.scan_list_int8(q8, cq, &rows, q0, c, &mut w);
+                        }
+                        None => self.scan_list(queries, query_ids, &rows, q0, c, &mut w),
                     }
-                    None => self.scan_list(queries, query_ids, &rows, c, &mut w),
+                    let mut dn = done.lock().unwrap();
+                    *dn += work as u128;
+                    // Work done, scaled to query rows (no row is final before the last list).
+                    progress(((*dn * m as u128) / total).min(m as u128 - 1) as usize);
                 }
-                pool.lock().unwrap().push(w);
-                let mut dn = done.lock().unwrap();
-                *dn += work as u128;
-                // Work done, scaled to query rows (no row is final before the last list).
-                progress(((*dn * m as u128) / total).min(m as u128 - 1) as usize);
-            });
-        let mut workers = pool.into_inner().unwrap();
-        let mut state = workers
-            .pop()
-            .map_or_else(|| State::new(m, kept), |w| w.state);
-        for w in &workers {
-            state.merge_from(&w.state);
-        }
-        drop(workers);
-        let mut out = state.into_lists();
+                w.state.into_lists()
+            })
+            .collect();
+        let mut out: Vec<Vec<Neighbor>> = lists.into_iter().flatten().collect();
         if self.int8_rerank.is_some() {
             self.rescore(queries, query_ids, k, probes, &mut out);
         }
@@ -644,14 +664,23 @@ impl<'a> IvfIndex<'a> {
         out
     }
 
-    /// The inverted search's tasks: (list, start, end into the sorted probe entries, work),
-    /// a list's probing queries in blocks of at most [`QUERY_BLOCK`], largest work first (ties
-    /// by position, so the order is fixed).
-    fn inverted_tasks(&self, poff: &[usize]) -> Vec<(usize, usize, usize, usize)> {
+    /// One part's tasks in the inverted search: (list, start, end into the sorted probe
+    /// entries, work) for the queries `q0..q1`, a list's probing queries in blocks of at
+    /// most [`QUERY_BLOCK`], largest work first (ties by position, so the order is fixed).
+    fn inverted_tasks(
+        &self,
+        poff: &[usize],
+        pent: &[u32],
+        np: usize,
+        q0: usize,
+        q1: usize,
+    ) -> Vec<(usize, usize, usize, usize)> {
         let mut tasks = Vec::new();
         for c in 0..self.nlist {
             let size = self.list_off[c + 1] - self.list_off[c];
-            let (a, b) = (poff[c], poff[c + 1]);
+            let entries = &pent[poff[c]..poff[c + 1]];
+            let a = poff[c] + entries.partition_point(|&t| (t as usize / np) < q0);
+            let b = poff[c] + entries.partition_point(|&t| (t as usize / np) < q1);
             if size == 0 || a == b {
                 continue;
             }
@@ -720,12 +749,13 @@ impl<'a> IvfIndex<'a> {
     }
 
     /// Query rows `rows` (indices into `queries`) against the members of list `c`, into the
-    /// worker's top-k state.
+    /// worker's top-k state (whose row 0 is query `q0`).
     fn scan_list(
         &self,
         queries: Matrix,
         query_ids: &[u32],
         rows: &[usize],
+        q0: usize,
         c: usize,
         w: &mut Worker,
     ) {
@@ -764,7 +794,7 @@ impl<'a> IvfIndex<'a> {
             );
             let mut v = w.state.view();
             for (r, &i) in rows.iter().enumerate() {
-                v.scan_row(i, &w.sbuf[r * cw..(r + 1) * cw], &w.cids, w.qids[r]);
+                v.scan_row(i - q0, &w.sbuf[r * cw..(r + 1) * cw], &w.cids, w.qids[r]);
             }
         }
     }
@@ -777,6 +807,7 @@ impl<'a> IvfIndex<'a> {
         queries: &quantized::Quantized,
         cands: &quantized::Quantized,
         rows: &[usize],
+        q0: usize,
         c: usize,
         w: &mut Worker,
     ) {
@@ -789,7 +820,7 @@ impl<'a> IvfIndex<'a> {
             quantized::scores(&w.q8, rows.len(), &w.m8, &mut w.sbuf, cw);
             let mut v = w.state.view();
             for (r, &i) in rows.iter().enumerate() {
-                v.scan_row(i, &w.sbuf[r * cw..(r + 1) * cw], chunk, u32::MAX);
+                v.scan_row(i - q0, &w.sbuf[r * cw..(r + 1) * cw], chunk, u32::MAX);
             }
         }
     }
