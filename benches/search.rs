@@ -17,6 +17,11 @@
 //! `--rerank A,B` runs the inverted search with f32 scoring, then with the 8-bit first pass
 //! keeping `k + A`, `k + B` … candidates for the exact re-scoring: time, recall against exact
 //! search, and how many of the f32 search's lists the 8-bit one reproduces.
+//! `--embeddings FILE` searches a real embeddings export instead of generated vectors (read
+//! as `linkgap run` reads it); `--nlist L` fixes the number of lists, which also keeps a small
+//! site (under 16,384 pages a run searches exactly) on the inverted index, so that the 8-bit
+//! pass can be measured on real vectors: `--embeddings ../shared/corpora/postgres15/
+//! custom_javascript_all.csv --nlist 34 --k 20 --rerank 0,4,8`.
 #![allow(clippy::print_stdout)] // a bench prints its table
 
 use linkgap::neighbors::{self, Matrix, Method, Neighbor, exact, ivf, recall};
@@ -34,6 +39,8 @@ struct Args {
     k: usize,
     topics: usize,
     rerank: Vec<usize>,
+    embeddings: Option<String>,
+    nlist: Option<usize>,
 }
 
 fn args() -> Args {
@@ -48,6 +55,8 @@ fn args() -> Args {
         k: 5,
         topics: 200,
         rerank: Vec::new(),
+        embeddings: None,
+        nlist: None,
     };
     let v: Vec<String> = std::env::args().skip(1).collect();
     let mut i = 0;
@@ -57,6 +66,8 @@ fn args() -> Args {
             "--pages" => a.pages = next(i).parse().expect("--pages N"),
             "--dim" => a.dim = next(i).parse().expect("--dim D"),
             "--data" => a.data = next(i),
+            "--embeddings" => a.embeddings = Some(next(i)),
+            "--nlist" => a.nlist = Some(next(i).parse().expect("--nlist L")),
             "--k" => a.k = next(i).parse().expect("--k K"),
             "--topics" => a.topics = next(i).parse().expect("--topics T"),
             "--exact-queries" => a.exact_queries = next(i).parse().expect("--exact-queries Q"),
@@ -159,20 +170,36 @@ fn ivf_pairs(x: Matrix, ids: &[u32], nprobe: Option<usize>) -> (usize, usize, us
     (index.nlist(), np, index.scan_stats(&probes, np).1)
 }
 
-fn main() {
-    let a = args();
-    let (n, d, k) = (a.pages, a.dim, a.k);
-    let t = Instant::now();
-    let data = if a.data == "site" {
-        site_vectors(n, d, a.topics)
+/// The vectors of a real embeddings export, unit length, as a run reads them.
+fn real_vectors(path: &str) -> (Vec<f32>, usize, usize) {
+    let table = linkgap::input::Table::open(std::path::Path::new(path)).expect("open --embeddings");
+    let mut report = linkgap::report::Report::new();
+    let e = linkgap::input::embeddings::read(&table, None, &mut report).expect("read --embeddings");
+    let (n, d) = (e.vectors(), e.dim);
+    (e.data, n, d)
+}
+
+fn generated(a: &Args) -> Vec<f32> {
+    if a.data == "site" {
+        site_vectors(a.pages, a.dim, a.topics)
     } else {
         linkgap::synthetic::vectors::clustered(
-            &linkgap::synthetic::vectors::SynthParams::realistic(n, d, 42),
+            &linkgap::synthetic::vectors::SynthParams::realistic(a.pages, a.dim, 42),
         )
+    }
+}
+
+fn main() {
+    let a = args();
+    let t = Instant::now();
+    let (data, n, d) = match &a.embeddings {
+        Some(path) => real_vectors(path),
+        None => (generated(&a), a.pages, a.dim),
     };
+    let k = a.k;
     println!(
-        "search bench: {n} x {d}, data {}, k {k}, {} threads, generated in {:.1} s",
-        a.data,
+        "search bench: {n} x {d}, data {}, k {k}, {} threads, read or generated in {:.1} s",
+        a.embeddings.as_deref().unwrap_or(&a.data),
         rayon::current_num_threads(),
         secs(t)
     );
@@ -293,7 +320,7 @@ fn main() {
         );
     }
     if !a.rerank.is_empty() {
-        scorings(x, &ids, k, &a.rerank, &quality);
+        scorings(x, &ids, k, a.nlist, &a.rerank, &quality);
     }
 }
 
@@ -302,11 +329,13 @@ fn scorings(
     x: Matrix,
     ids: &[u32],
     k: usize,
+    nlist: Option<usize>,
     rerank: &[usize],
     quality: &dyn Fn(&[Vec<Neighbor>]) -> String,
 ) {
     let run = |scoring, rerank| {
         let params = ivf::IvfParams {
+            nlist,
             scoring,
             rerank,
             ..ivf::IvfParams::default()
