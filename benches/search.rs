@@ -18,9 +18,10 @@
 //! keeping `k + A`, `k + B` … candidates for the exact re-scoring: time, recall against exact
 //! search, and how many of the f32 search's lists the 8-bit one reproduces.
 //! `--embeddings FILE` searches a real embeddings export instead of generated vectors (read
-//! as `linkgap run` reads it); `--nlist L` fixes the number of lists, which also keeps a small
-//! site (under 16,384 pages a run searches exactly) on the inverted index, so that the 8-bit
-//! pass can be measured on real vectors: `--embeddings ../shared/corpora/postgres15/
+//! as `linkgap run` reads it); `--nlist L` fixes the number of lists of the `--rerank` rows,
+//! which also keeps a small site (under 16,384 pages a run searches exactly) on the inverted
+//! index, so that the 8-bit pass can be measured on real vectors (the default "approx" line
+//! searches such a site exactly): `--embeddings ../shared/corpora/postgres15/
 //! custom_javascript_all.csv --nlist 34 --k 20 --rerank 0,4,8`.
 #![allow(clippy::print_stdout)] // a bench prints its table
 

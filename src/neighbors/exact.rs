@@ -531,7 +531,7 @@ pub const TILE_ROWS: usize = 512;
 pub const TILE_COLS: usize = 512;
 
 /// `0..n` cut into `parts` near-equal ranges (no tiny tail tile).
-fn even_cuts(n: usize, parts: usize) -> Vec<(usize, usize)> {
+pub(super) fn even_cuts(n: usize, parts: usize) -> Vec<(usize, usize)> {
     let parts = parts.clamp(1, n.max(1));
     (0..parts)
         .map(|t| (n * t / parts, n * (t + 1) / parts))

@@ -26,11 +26,13 @@
 //! Output contract (same as [`super::exact::top_k`]): a candidate whose id equals the query's id is
 //! never returned; lists are sorted by score descending, ties by id ascending; NaN scores count as
 //! `-inf`; scores are f32 dot products (with f32 scoring the GEMM's, the same numbers exact
-//! search computes; with 8-bit scoring [`exact::dot`]'s, which may differ in the last bits).
+//! search computes; with 8-bit scoring [`exact::dot`]'s, which may differ in the last bits,
+//! except for a query re-run exactly, below, whose scores are the GEMM's).
 //! A query whose probed lists hold fewer than `min(k, #other candidates)` rows is re-run exactly,
-//! so list lengths always equal exact search's. Deterministic for a given input and seed
-//! (no block is split across threads, the 8-bit sums are integers; every pair reaches its
-//! query once, in a fixed order).
+//! so list lengths always equal exact search's. Deterministic for a given input and seed,
+//! whatever the thread count (the blocks are cut by the number of queries alone, no block is
+//! split across threads, the 8-bit sums are integers; every pair reaches its query once, in
+//! a fixed order).
 //!
 //! Memory: the input is borrowed, never copied or permuted. Extra memory is the centroids
 //! (`nlist × dim`), the inverted lists (4 B per candidate), the query probe lists and their
@@ -75,7 +77,7 @@ pub enum Scoring {
     /// f32 GEMM: every probed pair scored exactly.
     F32,
     /// An 8-bit first pass (4× the f32 kernel's rate with AVX-512 VNNI) keeps each query's
-    /// best `k + rerank` candidates, which are then scored exactly in f32: the lists and
+    /// best `k + rerank + 1` candidates (the one more: the query itself may be among them), which are then scored exactly in f32: the lists and
     /// their scores are exact search's over what the first pass kept.
     Int8,
     /// `Int8` where the CPU has AVX-512 VNNI, else `F32` (the scalar 8-bit kernel is slower
@@ -306,17 +308,18 @@ pub fn top_k_ivf(
 /// The inverted search's query parts: each is searched by one thread at a time, on one
 /// top-k state, so a query's lists all meet one bounded list. With a state per thread (as
 /// before), each query's lists were split between the states, and each state filled its own
-/// top-k from scratch: twice the insertions on two threads. Four parts a thread keep both
-/// cores busy when one of them is slowed; at least [`QUERY_BLOCK`] queries a part keep the
-/// blocks full.
+/// top-k from scratch: twice the insertions on two threads. The number of parts depends on
+/// the queries only, never on the thread count: the parts cut each list's queries into
+/// blocks, and the f32 GEMM's summation order depends on a block's shape, so a cut that
+/// followed the thread count changed the scores' last bits with it. [`QUERY_PARTS`] parts
+/// keep that many threads busy (and two cores busy when one of them is slowed); at least
+/// [`QUERY_BLOCK`] queries a part keep the blocks full.
 fn query_parts(m: usize) -> Vec<(usize, usize)> {
-    let parts = (4 * rayon::current_num_threads())
-        .min(m / QUERY_BLOCK)
-        .max(1);
-    (0..parts)
-        .map(|h| (m * h / parts, m * (h + 1) / parts))
-        .collect()
+    exact::even_cuts(m, QUERY_PARTS.min(m / QUERY_BLOCK))
 }
+
+/// See [`query_parts`].
+const QUERY_PARTS: usize = 8;
 
 fn validate(p: &IvfParams) -> Result<(), IvfError> {
     if p.nlist == Some(0) {
@@ -393,7 +396,7 @@ pub struct IvfIndex<'a> {
     /// 0 when the index is in exact mode (too few rows / no trainable rows).
     nlist: usize,
     explicit_nlist: bool,
-    /// `Some(extra)`: the 8-bit first pass keeps `k + extra` candidates per query.
+    /// `Some(extra)`: the 8-bit first pass keeps `k + extra + 1` candidates per query.
     int8_rerank: Option<usize>,
     centroids: Vec<f32>,
     /// list `c` holds candidate rows `list_rows[list_off[c]..list_off[c+1]]` (ascending).
@@ -602,6 +605,8 @@ impl<'a> IvfIndex<'a> {
         }
         assert!(!self.list_off.is_empty(), "IvfIndex::search before assign");
         assert_eq!(probes.lists.len(), m * probes.p);
+        // No list is longer than the candidates (and a k beyond them must not size the states).
+        let k = k.min(n);
         let np = nprobe.clamp(1, probes.p);
 
         // Queries per list: entry t of the counting sort is (query t / np, probe t % np);
@@ -613,7 +618,9 @@ impl<'a> IvfIndex<'a> {
         );
         // The 8-bit pass keeps candidate rows, not ids, and one more than it needs (the query
         // itself may be among them): the re-scoring maps rows to ids and drops the query.
-        let kept = self.int8_rerank.map_or(k, |extra| k + extra + 1);
+        let kept = self
+            .int8_rerank
+            .map_or(k, |extra| k.saturating_add(extra).saturating_add(1).min(n));
         let int8 = self.int8_rerank.map(|_| {
             let c = quantized::Quantized::new(self.candidates.data, n, d);
             let same = std::ptr::eq(queries.data, self.candidates.data) && m == n;
@@ -993,6 +1000,47 @@ mod tests {
         })
         .unwrap();
         assert_eq!(last.into_inner(), n);
+    }
+
+    /// The lists and their score bits do not depend on the thread count, with either
+    /// scoring: the query parts are cut by the number of queries alone (`query_parts`). At
+    /// d > 512 the GEMM sums in a block-shape-dependent order, so a cut that followed the
+    /// thread count (as it once did) changed most lists' last bits.
+    #[test]
+    fn results_do_not_depend_on_the_thread_count() {
+        let (n, d, k) = (6_000, 640, 5);
+        let x = synth::clustered(&synth::SynthParams::realistic(n, d, 11));
+        let x = Matrix::new(&x, n, d);
+        let xi = ids(n);
+        for scoring in [Scoring::F32, Scoring::Int8] {
+            let p = IvfParams {
+                scoring,
+                ..ivf_p(16, 3)
+            };
+            let run = |threads: usize| {
+                let pool = rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .build()
+                    .unwrap();
+                pool.install(|| top_k_ivf(x, &xi, x, &xi, k, &p, &|_| {}).unwrap())
+            };
+            let bits = |lists: &[Vec<Neighbor>]| -> Vec<(u32, u32)> {
+                lists
+                    .iter()
+                    .flatten()
+                    .map(|nb| (nb.id, nb.score.to_bits()))
+                    .collect()
+            };
+            let (one, five) = (bits(&run(1)), bits(&run(5)));
+            assert_eq!(one.len(), five.len(), "{scoring:?}");
+            let differ = one.iter().zip(&five).filter(|(a, b)| a != b).count();
+            assert_eq!(
+                differ,
+                0,
+                "{scoring:?}: {differ} of {} neighbours",
+                one.len()
+            );
+        }
     }
 
     /// The inverted search is exact within each query's probed lists: every query gets the

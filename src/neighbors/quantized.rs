@@ -40,11 +40,17 @@ fn quantize_into(row: &[f32], out: &mut [i8]) -> f32 {
         out.fill(0);
         return 0.0;
     }
+    // `127 / max` overflows to infinity for rows below ~3.7e-37: scale down first then.
     let scale = 127.0 / max;
+    let tiny = !scale.is_finite();
     for (o, &x) in out.iter_mut().zip(row) {
         // Rounded half away from zero by truncating `y ± 0.5` (no libm call, so the loop
         // vectorises); |y| ≤ 127 for finite x, and `as` maps NaN and infinities' NaN to 0.
-        let y = if x.is_finite() { x * scale } else { 0.0 };
+        let y = match (x.is_finite(), tiny) {
+            (false, _) => 0.0,
+            (true, false) => x * scale,
+            (true, true) => x / max * 127.0,
+        };
         *o = (y + 0.5f32.copysign(y)) as i8;
     }
     max / 127.0
@@ -180,7 +186,7 @@ pub(crate) fn scores(q: &Queries, q_rows: usize, m: &Members, out: &mut [f32], l
     #[cfg(target_arch = "x86_64")]
     if vnni_available() {
         // SAFETY: the features are present (checked above); the shapes are checked above and
-        // the buffers were sized by `fill` (rows a multiple of MR, panels of NR).
+        // the buffers were sized by `gather` (rows a multiple of MR, panels of NR).
         #[allow(unsafe_code)]
         unsafe {
             vnni::scores(q, q_rows, m, out, ldo);
@@ -206,7 +212,8 @@ pub(crate) fn scores_scalar(q: &Queries, q_rows: usize, m: &Members, out: &mut [
                     acc = acc.wrapping_add(i32::from(a[l]) * i32::from(b[l] as i8));
                 }
             }
-            #[allow(clippy::cast_precision_loss)] // |acc| < 2^24 for dims up to 1,024 words
+            // Beyond 2^24 the conversion rounds, the same way in both kernels.
+            #[allow(clippy::cast_precision_loss)]
             let v = acc.wrapping_sub(m.offset[j]) as f32;
             out[i * ldo + j] = v * m.step[j] * q.step[i];
         }
@@ -233,7 +240,9 @@ mod vnni {
         out: &mut [f32],
         ldo: usize,
     ) {
-        // SAFETY: see `super::scores`: every pointer stays within the buffers `fill` sized.
+        // SAFETY: see `super::scores`: every pointer stays within the buffers `gather` sized
+        // (the output's only through the masks: a pointer past it is formed with
+        // `wrapping_add` and never written).
         unsafe {
             let w = q.words;
             let panels = m.rows.div_ceil(NR);
@@ -270,7 +279,9 @@ mod vnni {
                             _mm512_storeu_ps(o.add(16), s1);
                         } else {
                             _mm512_mask_storeu_ps(o, mask0, s0);
-                            _mm512_mask_storeu_ps(o.add(16), mask1, s1);
+                            if valid > 16 {
+                                _mm512_mask_storeu_ps(o.wrapping_add(16), mask1, s1);
+                            }
                         }
                     }
                     i0 += MR;
@@ -368,5 +379,18 @@ mod tests {
         // The infinite coordinate counts as 0; the others are exact at this scale.
         assert!((out[4] - 0.25 * 0.5 * 7.0).abs() < 1e-6, "{}", out[4]);
         assert!((out[5] + 0.25 * 0.5 * 7.0).abs() < 1e-6, "{}", out[5]);
+    }
+
+    #[test]
+    fn rows_too_small_to_scale_still_round_to_within_127() {
+        // 127 / 1e-38 is infinite in f32: such a row is scaled by division instead.
+        let mut out = [0i8; 4];
+        let step = quantize_into(&[1e-38, -1e-38, 0.0, 5e-39], &mut out);
+        assert_eq!(out, [127, -127, 0, 64]);
+        assert!(step > 0.0 && step.is_finite());
+        // A normal row, for contrast: the largest coordinate is ±127 and the step max / 127.
+        let step = quantize_into(&[0.5, -0.25, 0.0, 0.125], &mut out);
+        assert_eq!(out, [127, -64, 0, 32]);
+        assert!((step - 0.5 / 127.0).abs() < 1e-9);
     }
 }
