@@ -157,7 +157,7 @@ fn main() {
     );
     let zero = |_: u32, _: u32| 0.0;
     let dot = linkgap::rank::dot_rows(&site.vectors, site.dim);
-    let cosine: &(dyn Fn(u32, u32) -> f32 + Sync) = if site.dim == 0 { &zero } else { &dot };
+    let cosine: &dyn linkgap::rank::Cosine = if site.dim == 0 { &zero } else { &dot };
     let seeds = [1u64, 2, 3, 4, 5];
     let budgets: Vec<(&str, Budget)> = vec![
         ("unlimited", Budget::UNLIMITED),

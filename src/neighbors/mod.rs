@@ -11,7 +11,7 @@ mod kmeans;
 mod quantized;
 pub mod recall;
 
-pub use exact::{Matrix, Neighbor, dot, top_k, top_k_with_progress};
+pub use exact::{Matrix, Neighbor, dot, dots, top_k, top_k_with_progress};
 
 /// Similar pages listed per page unless `--top-k` says otherwise.
 pub const TOP_K: usize = 5;

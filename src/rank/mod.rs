@@ -27,7 +27,7 @@ use rayon::prelude::*;
 pub use graph::{Graph, HUB_LINKS};
 pub use holdout::{SelfCheck, self_check};
 
-use crate::neighbors::{Neighbor, dot};
+use crate::neighbors::{Neighbor, dot, dots};
 
 /// How many of each destination's most similar pages are candidates: the caller runs the
 /// neighbour search with this k. On postgres15 (5 seeds) every k from 10 to 50 recovers
@@ -67,18 +67,66 @@ pub struct Inputs<'a> {
     pub neighbors: &'a [Vec<Neighbor>],
     /// Cosine similarity of two pages (a dot product of L2-normalised rows), for candidates
     /// found through the graph rather than the neighbour list. See [`dot_rows`].
-    pub cosine: &'a (dyn Fn(u32, u32) -> f32 + Sync),
+    pub cosine: &'a dyn Cosine,
     /// Whether each page may carry a new link.
     pub source_ok: &'a [bool],
     /// Whether each page may receive one.
     pub destination_ok: &'a [bool],
 }
 
-/// A cosine function over row-major, L2-normalised rows of `dim` floats.
-pub fn dot_rows(data: &[f32], dim: usize) -> impl Fn(u32, u32) -> f32 + Sync + '_ {
-    move |a, b| {
-        let (a, b) = (a as usize * dim, b as usize * dim);
-        dot(&data[a..a + dim], &data[b..b + dim])
+/// The cosine similarity of two pages, by page id.
+pub trait Cosine: Sync {
+    /// The cosine of `a` and `b`.
+    fn cosine(&self, a: u32, b: u32) -> f32;
+
+    /// The cosine of `t` with each of `rs`, into `out` (cleared first), in order; each the
+    /// same bits as [`Cosine::cosine`] gives.
+    fn cosines(&self, t: u32, rs: &[u32], out: &mut Vec<f32>) {
+        out.clear();
+        out.extend(rs.iter().map(|&r| self.cosine(r, t)));
+    }
+}
+
+impl<F: Fn(u32, u32) -> f32 + Sync> Cosine for F {
+    fn cosine(&self, a: u32, b: u32) -> f32 {
+        self(a, b)
+    }
+}
+
+/// Row-major, L2-normalised rows of `dim` floats: a page's row is its id.
+pub struct DotRows<'a> {
+    data: &'a [f32],
+    dim: usize,
+}
+
+/// [`Cosine`] over row-major, L2-normalised rows of `dim` floats.
+pub fn dot_rows(data: &[f32], dim: usize) -> DotRows<'_> {
+    DotRows { data, dim }
+}
+
+impl DotRows<'_> {
+    fn row(&self, a: u32) -> &[f32] {
+        let a = a as usize * self.dim;
+        &self.data[a..a + self.dim]
+    }
+}
+
+impl Cosine for DotRows<'_> {
+    fn cosine(&self, a: u32, b: u32) -> f32 {
+        dot(self.row(a), self.row(b))
+    }
+
+    /// Four rows at a time: the rows are read at random (a destination's candidates through
+    /// the graph), and four reads wait on memory together ([`crate::neighbors::dots`]).
+    fn cosines(&self, t: u32, rs: &[u32], out: &mut Vec<f32>) {
+        const WAY: usize = 4;
+        out.clear();
+        let x = self.row(t);
+        let (fours, rest) = rs.as_chunks::<WAY>();
+        for four in fours {
+            out.extend(dots(x, four.map(|r| self.row(r))));
+        }
+        out.extend(rest.iter().map(|&r| dot(self.row(r), x)));
     }
 }
 
@@ -335,6 +383,11 @@ struct Scratch {
     cos: Vec<f32>,
     seen: Vec<bool>,
     touched: Vec<u32>,
+    /// One destination's candidates before their similarity is known, those whose
+    /// similarity the neighbour list lacks, and those similarities (reused buffers).
+    pending: Vec<(u32, Features)>,
+    unknown: Vec<u32>,
+    similarities: Vec<f32>,
 }
 
 impl Scratch {
@@ -345,6 +398,9 @@ impl Scratch {
             cos: vec![f32::NAN; n],
             seen: vec![false; n],
             touched: Vec::new(),
+            pending: Vec::new(),
+            unknown: Vec::new(),
+            similarities: Vec::new(),
         }
     }
 
@@ -392,7 +448,10 @@ impl Scratch {
         for &r in graph.links_out(t) {
             self.touch(r);
         }
-        let mut found = Vec::new();
+        // The pairs that can be proposed, with their graph features; the similarities the
+        // neighbour list lacks are computed together afterwards (`Cosine::cosines`).
+        let mut pending = std::mem::take(&mut self.pending);
+        let mut unknown = std::mem::take(&mut self.unknown);
         let mut touched = std::mem::take(&mut self.touched);
         for &r in &touched {
             let i = r as usize;
@@ -401,27 +460,40 @@ impl Scratch {
             if r == t || !inputs.source_ok[i] || graph.has_link(r, t) {
                 continue;
             }
-            let similarity = if known.is_nan() {
-                (inputs.cosine)(r, t)
-            } else {
-                known
-            };
-            if similarity >= options.near_duplicate || similarity <= options.min_similarity {
-                continue;
+            if known.is_nan() {
+                unknown.push(r);
             }
             let features = Features {
-                similarity,
+                similarity: known,
                 links_back: graph.has_link(t, r),
                 via_pages,
                 like_pages,
             };
+            pending.push((r, features));
+        }
+        inputs.cosine.cosines(t, &unknown, &mut self.similarities);
+        let mut computed = self.similarities.iter();
+        // Only the pairs kept are pushed: the lists of all destinations are held together
+        // afterwards, and a list grown to every touched page would hold that much capacity.
+        let mut found = Vec::new();
+        for (r, mut f) in pending.drain(..) {
+            if f.similarity.is_nan() {
+                // One per unknown pair, in the same order.
+                f.similarity = computed.next().copied().unwrap_or(f32::NAN);
+            }
+            if f.similarity >= options.near_duplicate || f.similarity <= options.min_similarity {
+                continue;
+            }
             found.push(Proposal {
                 source: r,
                 destination: t,
-                score: features.score(),
-                features,
+                score: f.score(),
+                features: f,
             });
         }
+        unknown.clear();
+        self.pending = pending;
+        self.unknown = unknown;
         touched.clear();
         self.touched = touched;
         found

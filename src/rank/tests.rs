@@ -25,7 +25,7 @@ impl Site {
         rank(graph, &self.inputs(&|_, _| 0.1), options)
     }
 
-    fn inputs<'a>(&'a self, cosine: &'a (dyn Fn(u32, u32) -> f32 + Sync)) -> Inputs<'a> {
+    fn inputs<'a>(&'a self, cosine: &'a dyn Cosine) -> Inputs<'a> {
         Inputs {
             neighbors: &self.neighbors,
             cosine,
@@ -131,7 +131,7 @@ fn cosine_outside_the_neighbour_list_comes_from_the_caller() {
     let p = find(&r, 0, 2).unwrap();
     assert!((p.features.similarity - 0.42).abs() < 1e-6);
     let data = [1.0, 0.0, 0.6, 0.8];
-    assert!((dot_rows(&data, 2)(0, 1) - 0.6).abs() < 1e-6);
+    assert!((dot_rows(&data, 2).cosine(0, 1) - 0.6).abs() < 1e-6);
     // Lanes and the tail: 37 values (two chunks of 16 and 5 more) against an f64 sum.
     let x: Vec<f32> = (0..37).map(|i| (i as f32 * 0.37).sin()).collect();
     let y: Vec<f32> = (0..37).map(|i| (i as f32 * 0.11).cos()).collect();
@@ -141,7 +141,21 @@ fn cosine_outside_the_neighbour_list_comes_from_the_caller() {
         .map(|(a, b)| f64::from(*a) * f64::from(*b))
         .sum();
     let both: Vec<f32> = x.iter().chain(&y).copied().collect();
-    assert!((f64::from(dot_rows(&both, 37)(0, 1)) - exact).abs() < 1e-5);
+    assert!((f64::from(dot_rows(&both, 37).cosine(0, 1)) - exact).abs() < 1e-5);
+}
+
+#[test]
+fn batched_cosines_are_the_single_cosines_bit_for_bit_in_order() {
+    // 11 rows of 37: batches of 0 to 10 rows cover the fours and every remainder.
+    let data: Vec<f32> = (0..11 * 37).map(|i| (i as f32 * 0.173).sin()).collect();
+    let rows = dot_rows(&data, 37);
+    let mut out = vec![f32::NAN; 3];
+    for len in 0..=10u32 {
+        let rs: Vec<u32> = (0..len).map(|i| (i * 7 + 3) % 11).collect();
+        rows.cosines(10, &rs, &mut out);
+        let one: Vec<u32> = rs.iter().map(|&r| rows.cosine(r, 10).to_bits()).collect();
+        assert_eq!(out.iter().map(|c| c.to_bits()).collect::<Vec<_>>(), one);
+    }
 }
 
 #[test]
