@@ -25,7 +25,11 @@ fn libreoffice_converts_the_workbook_without_repair() {
         return;
     };
     let w = Workdir::new("libreoffice");
-    let spec = linkgap::synthetic::Spec::default();
+    // With page text, so the Queue's passages are rich strings (the anchor in bold).
+    let spec = linkgap::synthetic::Spec {
+        page_text: true,
+        ..linkgap::synthetic::Spec::default()
+    };
     linkgap::synthetic::write_exports(&w.dir, &spec).unwrap();
     let out = w.run(&[
         "run",
@@ -79,4 +83,16 @@ fn libreoffice_converts_the_workbook_without_repair() {
     // The client name that looks like a formula stayed text.
     let queue = records(&w.path("r.ods"), "Queue");
     assert_eq!(queue[0]["Client"], "=cmd|' /C calc'!A0");
+    // The passages, rich strings in the workbook, read back whole.
+    let written = records(&w.path("r.xlsx"), "Queue");
+    let passages = |rows: &[std::collections::HashMap<String, String>]| -> Vec<String> {
+        rows.iter()
+            .map(|r| r["Suggested Passage"].clone())
+            .collect()
+    };
+    assert!(
+        written.iter().any(|r| !r["Suggested Passage"].is_empty()),
+        "the Queue has passages"
+    );
+    assert_eq!(passages(&queue), passages(&written));
 }
