@@ -753,7 +753,7 @@ fn write_marked(
     Ok(())
 }
 
-/// The font of a rich string's run, as little of it as rust_xlsxwriter writes (bold, size and
+/// The font of a rich string's run, as little of it as `rust_xlsxwriter` writes (bold, size and
 /// font name): each run after the first carries its font in every cell, and with the default
 /// one's theme colour, family and scheme the 100,041-page Queue's XML with page text had been
 /// 692 MB instead of 641. LibreOffice reads the runs back whole (tests/it/libreoffice.rs).
