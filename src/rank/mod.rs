@@ -453,11 +453,15 @@ impl Scratch {
         let mut pending = std::mem::take(&mut self.pending);
         let mut unknown = std::mem::take(&mut self.unknown);
         let mut touched = std::mem::take(&mut self.touched);
+        // Both link tests read this destination's own lists, which stay in cache across the
+        // loop; `graph.has_link(t, r)` would search each touched page's incoming list, one
+        // cache miss per pair (2% of a 100,000-page run's samples).
+        let (links_in, links_out) = (graph.links_in(t), graph.links_out(t));
         for &r in &touched {
             let i = r as usize;
             let (via_pages, like_pages, known) = (self.via[i], self.like[i], self.cos[i]);
             (self.via[i], self.like[i], self.cos[i], self.seen[i]) = (0, 0, f32::NAN, false);
-            if r == t || !inputs.source_ok[i] || graph.has_link(r, t) {
+            if r == t || !inputs.source_ok[i] || links_in.binary_search(&r).is_ok() {
                 continue;
             }
             if known.is_nan() {
@@ -465,7 +469,7 @@ impl Scratch {
             }
             let features = Features {
                 similarity: known,
-                links_back: graph.has_link(t, r),
+                links_back: links_out.binary_search(&r).is_ok(),
                 via_pages,
                 like_pages,
             };
