@@ -3,7 +3,7 @@
 //! them on a large site), keep the blocks of the pool's source pages only, and suggest for
 //! each row the block and the words of its source where the link fits ([`crate::passage`]).
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::sync::Arc;
 
 use anyhow::{Context, Result};
@@ -19,10 +19,8 @@ use crate::progress::Progress;
 use crate::report::Report;
 use crate::review::{Candidate, PassageBlock, Placement, SuggestedPassage};
 
-/// Maps and sets keyed by page id, probed once or more for each of the pool's millions of
-/// rows: foldhash (already in the tree, as in the links module), not the standard
-/// library's default hasher.
-type PageMap<V> = HashMap<u32, V, foldhash::fast::RandomState>;
+/// The set of pooled destinations the phrases are gathered for: foldhash (already in the
+/// tree, as in the links module), not the standard library's default hasher.
 type PageSet = HashSet<u32, foldhash::fast::RandomState>;
 
 /// What the passage stage did, for the Summary and Run sheets.
@@ -217,7 +215,7 @@ fn naming_phrases(crawl: &Crawl, candidates: &[Candidate]) -> passage::Phrases {
 /// statistics. The anchor does not count in the priority, so it is chosen only for the rows
 /// the budget keeps (a quarter of the pool, or less).
 pub(super) struct Anchoring {
-    queries: PageMap<Query>,
+    queries: Queries,
     stats: passage::SiteStats,
 }
 
@@ -229,7 +227,7 @@ impl Anchoring {
         kept.par_iter_mut()
             .for_each_init(passage::AnchorScratch::default, |scratch, c| {
                 if let (Placement::Found(p), Some(query)) =
-                    (&mut c.placement, self.queries.get(&c.pages.1))
+                    (&mut c.placement, self.queries.get(c.pages.1))
                 {
                     p.anchor = query.anchor_in(scratch, &p.block.text, &p.block.links, &self.stats);
                 }
@@ -297,6 +295,113 @@ fn pipelined<T: Send, R>(
     })
 }
 
+/// Each pooled destination's query, found by page id through a dense index: millions of
+/// pooled rows each reach a destination's query, and a hash probe per row (two with the
+/// look-ahead of [`Query::touch`]) missed the cache at every row.
+pub(super) struct Queries {
+    /// Page id → index into `built` ([`Queries::NONE`] for a page no row reaches).
+    index_of: Vec<u32>,
+    /// Each query's destination page.
+    pages: Vec<u32>,
+    /// The queries, in the order their destinations were first reached.
+    built: Vec<Query>,
+}
+
+impl Queries {
+    const NONE: u32 = u32::MAX;
+
+    /// One query per destination of `candidates` (built on both cores: a destination's
+    /// title and anchors are split into phrases), for page ids below `pages`.
+    fn build(
+        crawl: &Crawl,
+        candidates: &[Candidate],
+        stats: &passage::SiteStats,
+        pages: usize,
+    ) -> Self {
+        let (index_of, destinations) = first_seen(candidates.iter().map(|c| c.pages.1), pages);
+        let built = destinations
+            .par_iter()
+            .map(|&d| Query::new(&target(crawl, d), stats))
+            .collect();
+        Queries {
+            index_of,
+            pages: destinations,
+            built,
+        }
+    }
+
+    /// Destination `d`'s dense index, if a row reaches it.
+    fn index(&self, d: u32) -> Option<usize> {
+        self.index_of
+            .get(d as usize)
+            .filter(|&&k| k != Self::NONE)
+            .map(|&k| k as usize)
+    }
+
+    /// Destination `d`'s query, if a row reaches it.
+    fn get(&self, d: u32) -> Option<&Query> {
+        self.index(d).map(|k| &self.built[k])
+    }
+}
+
+/// A dense index of the ids (all below `pages`) in the order they are first seen: id →
+/// index ([`Queries::NONE`] for an id never seen), and the ids by index.
+fn first_seen(ids: impl Iterator<Item = u32>, pages: usize) -> (Vec<u32>, Vec<u32>) {
+    let mut index_of = vec![Queries::NONE; pages];
+    let mut seen: Vec<u32> = Vec::new();
+    for id in ids {
+        let k = &mut index_of[id as usize];
+        if *k == Queries::NONE {
+            *k = u32::try_from(seen.len()).unwrap_or(Queries::NONE);
+            seen.push(id);
+        }
+    }
+    (index_of, seen)
+}
+
+/// The pooled rows grouped by source page (a counting sort by page id, candidate order kept
+/// within a page), each with its destination's dense index in [`Queries`].
+struct BySource {
+    /// Page id → where its rows start in `rows` (and, last, where they end).
+    starts: Vec<usize>,
+    /// (candidate index, destination's query index).
+    rows: Vec<(usize, usize)>,
+}
+
+impl BySource {
+    /// Group `rows` (each a source page id below `pages` and what to keep for the row), row
+    /// `i` of the input kept as candidate index `i`.
+    fn build(rows: &[(u32, usize)], pages: usize) -> Self {
+        let mut starts = vec![0usize; pages + 1];
+        for &(s, _) in rows {
+            starts[s as usize + 1] += 1;
+        }
+        for p in 0..pages {
+            starts[p + 1] += starts[p];
+        }
+        let mut next = starts.clone();
+        let mut grouped = vec![(0, 0); rows.len()];
+        for (i, &(s, kept)) in rows.iter().enumerate() {
+            let at = &mut next[s as usize];
+            grouped[*at] = (i, kept);
+            *at += 1;
+        }
+        BySource {
+            starts,
+            rows: grouped,
+        }
+    }
+
+    /// Page `s`'s rows (none for a page id out of range).
+    fn of(&self, s: u32) -> &[(usize, usize)] {
+        let s = s as usize;
+        match (self.starts.get(s), self.starts.get(s + 1)) {
+            (Some(&a), Some(&b)) => &self.rows[a..b],
+            _ => &[],
+        }
+    }
+}
+
 /// Suggest a place for every candidate, reading the page text a second time; returns how
 /// many got one.
 fn place_all(
@@ -306,34 +411,31 @@ fn place_all(
     candidates: &mut [Candidate],
     stats: &passage::SiteStats,
     progress: Progress,
-) -> Result<(usize, PageMap<Query>)> {
-    // One query per destination, shared by its rows (built on both cores: a destination's
-    // title and anchors are split into phrases); each source page's rows by index.
-    let mut rows_of: PageMap<Vec<(usize, u32)>> = PageMap::default();
-    let mut destinations: PageSet = PageSet::default();
-    for (i, c) in candidates.iter().enumerate() {
-        let (s, d) = c.pages;
-        destinations.insert(d);
-        rows_of.entry(s).or_default().push((i, d));
-    }
-    let queries: PageMap<Query> = destinations
-        .into_par_iter()
-        .map(|d| (d, Query::new(&target(crawl, d), stats)))
+) -> Result<(usize, Queries)> {
+    // One query per destination, shared by its rows; each source page's rows together.
+    let pages = crawl.urls.len();
+    let queries = Queries::build(crawl, candidates, stats, pages);
+    // Every destination of `candidates` has a query (`Queries::build`).
+    let rows: Vec<(u32, usize)> = candidates
+        .iter()
+        .map(|c| (c.pages.0, queries.index(c.pages.1).unwrap_or(0)))
         .collect();
+    let by_source = BySource::build(&rows, pages);
+    drop(rows);
     let mut placed: Vec<(usize, Placement)> = Vec::new();
     // Pages are split into blocks on the workers, with their scoring, while the reading
     // thread tokenizes the next batch of the CSV.
     // A second read of the same file: its rows were accounted for in pass 1.
     let mut scratch = Report::new();
     scratch.set_ticker(Some(progress.rows("Suggesting passages")));
-    let mut done: PageSet = PageSet::default();
+    let mut done = vec![false; pages];
     pipelined(
         |push| {
             page_text::read(table, None, &mut scratch, &mut |_, _, page| {
                 let Some(f) = page_of(crawl, config, page.address) else {
                     return;
                 };
-                if !rows_of.contains_key(&f) || !done.insert(f) {
+                if by_source.of(f).is_empty() || std::mem::replace(&mut done[f as usize], true) {
                     return;
                 }
                 let item = (
@@ -358,7 +460,7 @@ fn place_all(
                         stats,
                         address,
                         &blocks,
-                        &rows_of[s],
+                        by_source.of(*s),
                     )
                 })
                 .collect();
@@ -366,9 +468,9 @@ fn place_all(
         },
     )?;
     scratch.set_ticker(None);
-    for (s, rows) in &rows_of {
-        if !done.contains(s) {
-            for &(i, _) in rows {
+    for (s, &read) in done.iter().enumerate() {
+        if !read {
+            for &(i, _) in by_source.of(u32::try_from(s).unwrap_or(u32::MAX)) {
                 candidates[i].placement = Placement::NoText;
             }
         }
@@ -381,15 +483,16 @@ fn place_all(
     Ok((found, queries))
 }
 
-/// The placements of one source page's rows (`rows`: candidate index and destination).
+/// The placements of one source page's rows (`rows`: candidate index and the index of its
+/// destination's query in `queries`).
 fn place_page(
     config: &RunConfig,
     crawl: &Crawl,
-    queries: &PageMap<Query>,
+    queries: &Queries,
     stats: &passage::SiteStats,
     address: &str,
     blocks: &[Block],
-    rows: &[(usize, u32)],
+    rows: &[(usize, usize)],
 ) -> Vec<(usize, Placement)> {
     let page = Prepared::new(blocks, stats);
     // Where each block's links point, resolved once for all the page's rows, and only for a
@@ -419,10 +522,11 @@ fn place_page(
         .enumerate()
         .map(|(k, &(i, d))| {
             if let Some(&(_, next)) = rows.get(k + 1) {
-                queries[&next].touch();
+                queries.built[next].touch();
             }
-            let links_to = |b: usize| targets_of(b).contains(&d);
-            let placement = match queries[&d].place(&page, &links_to) {
+            let destination = queries.pages[d];
+            let links_to = |b: usize| targets_of(b).contains(&destination);
+            let placement = match queries.built[d].place(&page, &links_to) {
                 Ok((b, strength)) => {
                     let block = shared[b]
                         .get_or_insert_with(|| {
@@ -451,6 +555,39 @@ fn place_page(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ids_are_indexed_in_the_order_first_seen() {
+        let (index_of, seen) = first_seen([5, 2, 5, 0, 2].into_iter(), 7);
+        assert_eq!(seen, [5, 2, 0]);
+        assert_eq!(
+            index_of,
+            [
+                2,
+                Queries::NONE,
+                1,
+                Queries::NONE,
+                Queries::NONE,
+                0,
+                Queries::NONE
+            ]
+        );
+    }
+
+    #[test]
+    fn rows_are_grouped_by_source_in_input_order() {
+        // (source page, destination's query) for rows 0..6.
+        let rows = [(3, 10), (1, 11), (3, 12), (0, 13), (1, 14), (3, 15)];
+        let by = BySource::build(&rows, 5);
+        assert_eq!(by.of(0), [(3, 13)]);
+        assert_eq!(by.of(1), [(1, 11), (4, 14)]);
+        assert!(by.of(2).is_empty());
+        assert_eq!(by.of(3), [(0, 10), (2, 12), (5, 15)]);
+        assert!(by.of(4).is_empty());
+        // Out of range: no rows, no panic.
+        assert!(by.of(5).is_empty());
+        assert!(by.of(u32::MAX).is_empty());
+    }
 
     #[test]
     fn pipelined_batches_arrive_whole_and_in_order() {
