@@ -3,7 +3,6 @@
 //! them on a large site), keep the blocks of the pool's source pages only, and suggest for
 //! each row the block and the words of its source where the link fits ([`crate::passage`]).
 
-use std::collections::HashSet;
 use std::sync::Arc;
 
 use anyhow::{Context, Result};
@@ -18,10 +17,6 @@ use crate::passage::{self, Block, Prepared, Query, Sample, StatsBuilder, Target,
 use crate::progress::Progress;
 use crate::report::Report;
 use crate::review::{Candidate, PassageBlock, Placement, SuggestedPassage};
-
-/// The set of pooled destinations the phrases are gathered for: foldhash (already in the
-/// tree, as in the links module), not the standard library's default hasher.
-type PageSet = HashSet<u32, foldhash::fast::RandomState>;
 
 /// What the passage stage did, for the Summary and Run sheets.
 pub(super) struct PassageReport {
@@ -104,7 +99,8 @@ pub(super) fn suggest(
     // Pass 1: the site's statistics from every page, or from a fixed sample of a large
     // site's pages (keyed by the page's URL); no page's blocks are kept.
     let sample = Sample::new(config.text_stats_pages, pages);
-    let phrases = Arc::new(naming_phrases(crawl, candidates));
+    let destinations = Destinations::of(candidates, crawl.urls.len());
+    let phrases = Arc::new(naming_phrases(crawl, &destinations.pages));
     let mut builder = StatsBuilder::new();
     if let Some(internal) = &crawl.internal {
         for u in &internal.urls {
@@ -154,7 +150,8 @@ pub(super) fn suggest(
     }));
     // Pass 2: each source page's rows are scored as its text streams by, so only a batch of
     // pages is ever held, and each page is split into words once for all its rows.
-    let (found, queries) = place_all(config, crawl, &table, candidates, &stats, progress)?;
+    let queries = Queries::build(crawl, destinations, &stats);
+    let (found, queries) = place_all(config, crawl, &table, candidates, queries, &stats, progress)?;
     let statistics = if sample.is_partial() {
         format!(
             "word and template statistics from a fixed sample of {} pages",
@@ -181,13 +178,12 @@ pub(super) fn suggest(
 /// What names each of the pool's destinations (its title and H1, whole and in parts, and the
 /// anchors other pages use for it): the phrases whose link rate the statistics count, for
 /// the anchor choice ([`passage::Phrases`]).
-fn naming_phrases(crawl: &Crawl, candidates: &[Candidate]) -> passage::Phrases {
-    let destinations: PageSet = candidates.iter().map(|c| c.pages.1).collect();
+fn naming_phrases(crawl: &Crawl, destinations: &[u32]) -> passage::Phrases {
     // Each destination's phrases are worked out on both cores (a large pool has a hundred
     // thousand destinations, each with its anchors), then gathered into one set.
     let keys: Vec<passage::PhraseKey> = destinations
-        .into_par_iter()
-        .flat_map_iter(|d| {
+        .par_iter()
+        .flat_map_iter(|&d| {
             let mut keys = Vec::new();
             for text in internal_row(crawl, d)
                 .into_iter()
@@ -295,52 +291,59 @@ fn pipelined<T: Send, R>(
     })
 }
 
-/// Each pooled destination's query, found by page id through a dense index: millions of
-/// pooled rows each reach a destination's query, and a hash probe per row (two with the
-/// look-ahead of [`Query::touch`]) missed the cache at every row.
-pub(super) struct Queries {
-    /// Page id → index into `built` ([`Queries::NONE`] for a page no row reaches).
+/// The pool's destination pages, each once, in the order the candidates first reach them,
+/// with a page id → index array: millions of pooled rows each reach a destination's query,
+/// and a hash probe per row (two with the look-ahead of [`Query::touch`]) missed the cache
+/// at every row.
+struct Destinations {
+    /// Page id → index into `pages` ([`Queries::NONE`] for a page no row reaches).
     index_of: Vec<u32>,
-    /// Each query's destination page.
+    /// The destination pages.
     pages: Vec<u32>,
-    /// The queries, in the order their destinations were first reached.
+}
+
+impl Destinations {
+    /// The destinations of `candidates`, whose page ids are below `pages`.
+    fn of(candidates: &[Candidate], pages: usize) -> Self {
+        let (index_of, pages) = first_seen(candidates.iter().map(|c| c.pages.1), pages);
+        Destinations { index_of, pages }
+    }
+
+    /// Destination `d`'s index, if a row reaches it.
+    fn index(&self, d: u32) -> Option<usize> {
+        self.index_of
+            .get(d as usize)
+            .filter(|&&k| k != Queries::NONE)
+            .map(|&k| k as usize)
+    }
+}
+
+/// Each pooled destination's query, by the destination's index in [`Destinations`].
+pub(super) struct Queries {
+    destinations: Destinations,
     built: Vec<Query>,
 }
 
 impl Queries {
     const NONE: u32 = u32::MAX;
 
-    /// One query per destination of `candidates` (built on both cores: a destination's
-    /// title and anchors are split into phrases), for page ids below `pages`.
-    fn build(
-        crawl: &Crawl,
-        candidates: &[Candidate],
-        stats: &passage::SiteStats,
-        pages: usize,
-    ) -> Self {
-        let (index_of, destinations) = first_seen(candidates.iter().map(|c| c.pages.1), pages);
+    /// One query per destination (built on both cores: a destination's title and anchors
+    /// are split into phrases).
+    fn build(crawl: &Crawl, destinations: Destinations, stats: &passage::SiteStats) -> Self {
         let built = destinations
+            .pages
             .par_iter()
             .map(|&d| Query::new(&target(crawl, d), stats))
             .collect();
         Queries {
-            index_of,
-            pages: destinations,
+            destinations,
             built,
         }
     }
 
-    /// Destination `d`'s dense index, if a row reaches it.
-    fn index(&self, d: u32) -> Option<usize> {
-        self.index_of
-            .get(d as usize)
-            .filter(|&&k| k != Self::NONE)
-            .map(|&k| k as usize)
-    }
-
     /// Destination `d`'s query, if a row reaches it.
     fn get(&self, d: u32) -> Option<&Query> {
-        self.index(d).map(|k| &self.built[k])
+        self.destinations.index(d).map(|k| &self.built[k])
     }
 }
 
@@ -393,8 +396,7 @@ impl BySource {
     }
 
     /// Page `s`'s rows (none for a page id out of range).
-    fn of(&self, s: u32) -> &[(usize, usize)] {
-        let s = s as usize;
+    fn of(&self, s: usize) -> &[(usize, usize)] {
         match (self.starts.get(s), self.starts.get(s + 1)) {
             (Some(&a), Some(&b)) => &self.rows[a..b],
             _ => &[],
@@ -409,16 +411,21 @@ fn place_all(
     crawl: &Crawl,
     table: &Table,
     candidates: &mut [Candidate],
+    queries: Queries,
     stats: &passage::SiteStats,
     progress: Progress,
 ) -> Result<(usize, Queries)> {
-    // One query per destination, shared by its rows; each source page's rows together.
+    // Each source page's rows together, each with its destination's query.
     let pages = crawl.urls.len();
-    let queries = Queries::build(crawl, candidates, stats, pages);
-    // Every destination of `candidates` has a query (`Queries::build`).
+    // Every destination of `candidates` has a query (`Destinations::of`).
     let rows: Vec<(u32, usize)> = candidates
         .iter()
-        .map(|c| (c.pages.0, queries.index(c.pages.1).unwrap_or(0)))
+        .map(|c| {
+            (
+                c.pages.0,
+                queries.destinations.index(c.pages.1).unwrap_or(0),
+            )
+        })
         .collect();
     let by_source = BySource::build(&rows, pages);
     drop(rows);
@@ -435,7 +442,9 @@ fn place_all(
                 let Some(f) = page_of(crawl, config, page.address) else {
                     return;
                 };
-                if by_source.of(f).is_empty() || std::mem::replace(&mut done[f as usize], true) {
+                if by_source.of(f as usize).is_empty()
+                    || std::mem::replace(&mut done[f as usize], true)
+                {
                     return;
                 }
                 let item = (
@@ -460,7 +469,7 @@ fn place_all(
                         stats,
                         address,
                         &blocks,
-                        by_source.of(*s),
+                        by_source.of(*s as usize),
                     )
                 })
                 .collect();
@@ -470,7 +479,7 @@ fn place_all(
     scratch.set_ticker(None);
     for (s, &read) in done.iter().enumerate() {
         if !read {
-            for &(i, _) in by_source.of(u32::try_from(s).unwrap_or(u32::MAX)) {
+            for &(i, _) in by_source.of(s) {
                 candidates[i].placement = Placement::NoText;
             }
         }
@@ -524,7 +533,7 @@ fn place_page(
             if let Some(&(_, next)) = rows.get(k + 1) {
                 queries.built[next].touch();
             }
-            let destination = queries.pages[d];
+            let destination = queries.destinations.pages[d];
             let links_to = |b: usize| targets_of(b).contains(&destination);
             let placement = match queries.built[d].place(&page, &links_to) {
                 Ok((b, strength)) => {
@@ -586,7 +595,7 @@ mod tests {
         assert!(by.of(4).is_empty());
         // Out of range: no rows, no panic.
         assert!(by.of(5).is_empty());
-        assert!(by.of(u32::MAX).is_empty());
+        assert!(by.of(u32::MAX as usize).is_empty());
     }
 
     #[test]
