@@ -13,6 +13,7 @@ use rust_xlsxwriter::{
 use crate::links::LinkStatus;
 
 mod files;
+mod package;
 
 pub use files::clean_up_on_signals;
 use files::{CsvSheet, temp_path, track, untrack};
@@ -264,6 +265,39 @@ pub struct WorkbookWriter {
     csvs: Vec<(PathBuf, PathBuf)>,
     /// Data rows per worksheet: Excel's limit ([`MAX_DATA_ROWS`]); smaller in tests.
     rows_per_sheet: usize,
+    /// Large sheet parts written in workbooks of their own, saved beside the main one
+    /// ([`package`]).
+    parts: Vec<Part>,
+    /// Whether a large part of [`add_rows_beside`](Self::add_rows_beside)'s second sheet goes
+    /// to a workbook of its own (always, but in the test that compares both ways).
+    separate_parts: bool,
+}
+
+/// A large sheet part in a workbook of its own.
+struct Part {
+    workbook: Workbook,
+    /// Its placeholder's index among the main workbook's worksheets.
+    index: usize,
+}
+
+/// A workbook with the run's settings and its formats registered, in a fixed order.
+fn new_workbook(formats: &Formats) -> Workbook {
+    let mut workbook = Workbook::new();
+    // Saving a large Queue is mostly deflate. Level 2 is zlib-rs's
+    // deflate_fast (no lazy matching): on the 100,000-page run's sheets (183–692 MB of XML)
+    // it deflates 1.5–1.9× as fast as level 3 for a file 4–5% larger; level 3 had taken
+    // about 40% off the default level 6 (a 200,000-page run) for a file ~15% larger.
+    // Level 1 (static trees) is faster again but ~35% larger than 3.
+    workbook.set_zip_compression_level(2);
+    // A format gets its style number when first used; two sheets filled at once
+    // (add_rows_beside) would number them in whichever order the threads reach them, and
+    // the same workbook would differ from run to run. Registering every format first
+    // fixes the numbering (rust_xlsxwriter's own advice for threaded writing), and gives a
+    // part saved in a workbook of its own the same style numbers ([`package`]).
+    for format in formats.all() {
+        workbook.register_format(format);
+    }
+    workbook
 }
 
 impl WorkbookWriter {
@@ -272,21 +306,8 @@ impl WorkbookWriter {
         if let Some(dir) = csv_dir {
             fs::create_dir_all(dir)?;
         }
-        let mut workbook = Workbook::new();
-        // Saving a large Queue is mostly deflate, on one thread. Level 2 is zlib-rs's
-        // deflate_fast (no lazy matching): on the 100,000-page run's sheets (183–692 MB of XML)
-        // it deflates 1.5–1.9× as fast as level 3 for a file 4–5% larger; level 3 had taken
-        // about 40% off the default level 6 (a 200,000-page run) for a file ~15% larger.
-        // Level 1 (static trees) is faster again but ~35% larger than 3.
-        workbook.set_zip_compression_level(2);
-        // A format gets its style number when first used; two sheets filled at once
-        // (add_rows_beside) would number them in whichever order the threads reach them, and
-        // the same workbook would differ from run to run. Registering every format first
-        // fixes the numbering (rust_xlsxwriter's own advice for threaded writing).
         let formats = Formats::new();
-        for format in formats.all() {
-            workbook.register_format(format);
-        }
+        let workbook = new_workbook(&formats);
         Ok(WorkbookWriter {
             progress: None,
             workbook,
@@ -295,6 +316,8 @@ impl WorkbookWriter {
             csv_dir: csv_dir.map(Path::to_path_buf),
             csvs: Vec::new(),
             rows_per_sheet: MAX_DATA_ROWS,
+            parts: Vec::new(),
+            separate_parts: true,
         })
     }
 
@@ -363,7 +386,11 @@ impl WorkbookWriter {
     {
         let mut a = self.reserve(first.0, first.1)?;
         let parts = second.2.len().max(1);
-        let mut b = self.reserve_parts(second.0, second.1, parts)?;
+        // A large second sheet's parts are filled in workbooks of their own, so that they are
+        // also saved on their own cores ([`package`]).
+        let separate = self.separate_parts && second.1 > CONSTANT_MEMORY_ROWS;
+        let first_part = self.parts.len();
+        let mut b = self.reserve_parts(second.0, second.1, parts, separate)?;
         // Parts after the first write their CSV rows to files of their own, appended to the
         // sheet's CSV in order once every part is written.
         let mut csvs: Vec<Option<CsvSheet>> = vec![b.csv.take()];
@@ -386,8 +413,19 @@ impl WorkbookWriter {
             .split_at_mut(b.worksheets.start);
         let ws_a = &mut head[a.worksheets.clone()];
         let sheet_b = second.0;
-        let mut jobs: Vec<(&mut Worksheet, Option<B>, &mut Option<CsvSheet>)> = tail[..parts]
-            .iter_mut()
+        let targets: Vec<&mut Worksheet> = if separate {
+            self.parts[first_part..]
+                .iter_mut()
+                .map(|p| &mut p.workbook.worksheets_mut()[package::PART_SHEET])
+                .collect()
+        } else {
+            tail[..parts].iter_mut().collect()
+        };
+        // Rows written to each part, for its placeholder's autofilter.
+        let written = std::sync::Mutex::new(vec![0u32; parts]);
+        let mut jobs: Vec<(usize, &mut Worksheet, Option<B>, &mut Option<CsvSheet>)> = targets
+            .into_iter()
+            .enumerate()
             .zip(
                 second
                     .2
@@ -396,7 +434,7 @@ impl WorkbookWriter {
                     .chain(std::iter::repeat_with(|| None)),
             )
             .zip(csvs.iter_mut())
-            .map(|((ws, rows), csv)| (ws, rows, csv))
+            .map(|(((k, ws), rows), csv)| (k, ws, rows, csv))
             .collect();
         jobs.reverse();
         let jobs = std::sync::Mutex::new(jobs);
@@ -412,7 +450,7 @@ impl WorkbookWriter {
             let take_parts = || -> Result<(), XlsxError> {
                 loop {
                     let job = jobs.lock().map_or(None, |mut j| j.pop());
-                    let Some((ws, rows, csv)) = job else {
+                    let Some((k, ws, rows, csv)) = job else {
                         if let Some(f) = idle.lock().ok().and_then(|mut f| f.take()) {
                             f();
                         }
@@ -422,11 +460,16 @@ impl WorkbookWriter {
                     let filled = without_write_panics(|| {
                         to.fill(std::slice::from_mut(ws), sheet_b, rows.by_ref(), csv)
                     })
-                    .and_then(|()| match rows.next() {
+                    .and_then(|counts| {
                         // A part longer than a worksheet (not one of `parts`) loses no row
                         // silently.
-                        Some(_) => Err(XlsxError::RowColumnLimitError),
-                        None => Ok(()),
+                        if rows.next().is_some() {
+                            return Err(XlsxError::RowColumnLimitError);
+                        }
+                        if let Ok(mut w) = written.lock() {
+                            w[k] = counts.iter().sum();
+                        }
+                        Ok(())
                     });
                     if filled.is_err() {
                         stop();
@@ -437,7 +480,7 @@ impl WorkbookWriter {
             let other = scope.spawn(take_parts);
             let mine = without_write_panics(|| to.fill(ws_a, first.0, first.2, &mut a.csv))
                 .inspect_err(|_| stop())
-                .and_then(|()| take_parts());
+                .and_then(|_| take_parts());
             let theirs = other
                 .join()
                 .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
@@ -446,6 +489,17 @@ impl WorkbookWriter {
         // On an error the CSVs are dropped, which removes their files.
         done_a?;
         done_b?;
+        if separate {
+            // What the workbook says about each part (its autofilter and printed header
+            // row, as defined names) comes from its placeholder.
+            let written = written.into_inner().unwrap_or_default();
+            for (ws, &rows) in self.workbook.worksheets_mut()[b.worksheets.clone()]
+                .iter_mut()
+                .zip(&written)
+            {
+                write_footer(ws, second.0, rows)?;
+            }
+        }
         self.publish_later(a.csv)?;
         let mut csvs = csvs.into_iter();
         let mut whole = csvs.next().flatten();
@@ -460,15 +514,17 @@ impl WorkbookWriter {
     /// Add the worksheets a sheet of `len` rows needs (one per Excel row limit), with their
     /// headers, and open its CSV.
     fn reserve(&mut self, sheet: &Sheet, len: usize) -> Result<Reserved, XlsxError> {
-        self.reserve_parts(sheet, len, len.div_ceil(self.rows_per_sheet).max(1))
+        self.reserve_parts(sheet, len, len.div_ceil(self.rows_per_sheet).max(1), false)
     }
 
-    /// [`reserve`](Self::reserve) by the number of worksheets.
+    /// [`reserve`](Self::reserve) by the number of worksheets; with `separate`, each
+    /// worksheet in a workbook of its own (a [`Part`]), for a sheet of constant-memory size.
     fn reserve_parts(
         &mut self,
         sheet: &Sheet,
         len: usize,
         parts: usize,
+        separate: bool,
     ) -> Result<Reserved, XlsxError> {
         let csv = match &self.csv_dir {
             Some(dir) => Some(CsvSheet::create(dir, sheet).map_err(XlsxError::IoError)?),
@@ -476,17 +532,31 @@ impl WorkbookWriter {
         };
         let first = self.workbook.worksheets_mut().len();
         for part in 0..parts {
-            // Large sheets stream to a temporary file row by row; small ones keep Excel's
-            // shared strings.
-            let ws = if len > 1_000 {
-                self.workbook.add_worksheet_with_constant_memory()?
-            } else {
-                self.workbook.add_worksheet()
-            };
             let name = if parts > 1 {
                 format!("{} ({})", sheet.name, part + 1)
             } else {
                 sheet.name.clone()
+            };
+            if separate {
+                // An empty placeholder here; the rows go to the part's own workbook.
+                self.workbook.add_worksheet().set_name(&name)?;
+                let mut workbook = new_workbook(&self.formats);
+                workbook.add_worksheet();
+                let ws = workbook.add_worksheet_with_constant_memory()?;
+                ws.set_name(&name)?;
+                write_header(ws, sheet, &self.formats)?;
+                self.parts.push(Part {
+                    workbook,
+                    index: first + part,
+                });
+                continue;
+            }
+            // Large sheets stream to a temporary file row by row; small ones keep Excel's
+            // shared strings.
+            let ws = if len > CONSTANT_MEMORY_ROWS {
+                self.workbook.add_worksheet_with_constant_memory()?
+            } else {
+                self.workbook.add_worksheet()
             };
             ws.set_name(&name)?;
             write_header(ws, sheet, &self.formats)?;
@@ -495,6 +565,62 @@ impl WorkbookWriter {
             worksheets: first..first + parts,
             csv,
         })
+    }
+
+    /// Save the main workbook and each [`Part`] to temporary files, on every core (the
+    /// largest first), and join them into one package at `tmp` ([`package`]).
+    fn save_in_parts(&mut self, tmp: &Path) -> Result<(), XlsxError> {
+        let paths: Vec<PathBuf> = (0..=self.parts.len()).map(|k| part_path(tmp, k)).collect();
+        for path in &paths {
+            track(path);
+        }
+        let mut saves: Vec<(&mut Workbook, &Path)> = std::iter::once(&mut self.workbook)
+            .chain(self.parts.iter_mut().map(|p| &mut p.workbook))
+            .zip(paths.iter().map(PathBuf::as_path))
+            .collect();
+        // Popped from the end: the main workbook (every other sheet) first.
+        saves.reverse();
+        let threads = std::thread::available_parallelism()
+            .map_or(1, std::num::NonZero::get)
+            .min(saves.len());
+        let saves = std::sync::Mutex::new(saves);
+        let save_all = || -> Result<(), XlsxError> {
+            loop {
+                let Some((workbook, path)) = saves.lock().map_or(None, |mut s| s.pop()) else {
+                    return Ok(());
+                };
+                if let Err(e) = without_write_panics(|| workbook.save(path)) {
+                    // The other threads stop at their next save.
+                    if let Ok(mut s) = saves.lock() {
+                        s.clear();
+                    }
+                    return Err(e);
+                }
+            }
+        };
+        let saved = std::thread::scope(|scope| {
+            let others: Vec<_> = (1..threads).map(|_| scope.spawn(save_all)).collect();
+            let mut result = save_all();
+            for other in others {
+                let theirs = other
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+                result = result.and(theirs);
+            }
+            result
+        });
+        let parts: Vec<(usize, &Path)> = self
+            .parts
+            .iter()
+            .zip(&paths[1..])
+            .map(|(p, path)| (p.index, path.as_path()))
+            .collect();
+        let joined = saved.and_then(|()| package::join(&paths[0], &parts, tmp));
+        for path in &paths {
+            let _ = fs::remove_file(path);
+            untrack(path);
+        }
+        joined
     }
 
     /// Keep a written CSV under its temporary name until [`finish`](Self::finish).
@@ -506,14 +632,19 @@ impl WorkbookWriter {
     }
 
     /// Save to a temporary file in the same folder, then rename, so a half-written workbook
-    /// never appears under the final name.
+    /// never appears under the final name. With [`Part`]s, every workbook is saved on a
+    /// core of its own and the package joined from them ([`package`]).
     pub fn finish(mut self) -> Result<(), XlsxError> {
         if let Some(bar) = &self.progress {
             bar.set_message("Compressing the workbook");
         }
         let tmp = temp_path(&self.path);
         track(&tmp);
-        without_write_panics(|| self.workbook.save(&tmp))?;
+        if self.parts.is_empty() {
+            without_write_panics(|| self.workbook.save(&tmp))?;
+        } else {
+            self.save_in_parts(&tmp)?;
+        }
         // The workbook and its CSVs are published together, once everything is written, so
         // an interrupted run never leaves CSVs next to an older workbook they do not match.
         fs::rename(&tmp, &self.path).map_err(XlsxError::IoError)?;
@@ -546,6 +677,17 @@ struct Reserved {
     csv: Option<CsvSheet>,
 }
 
+/// Rows above which a sheet streams to a temporary file row by row (a constant-memory
+/// worksheet, with inline strings); smaller ones keep Excel's shared strings.
+const CONSTANT_MEMORY_ROWS: usize = 1_000;
+
+/// The temporary file part `k` of the workbook saving to `tmp` is saved to (0: the main one).
+fn part_path(tmp: &Path, k: usize) -> PathBuf {
+    let mut name = tmp.as_os_str().to_owned();
+    name.push(format!(".{k}"));
+    PathBuf::from(name)
+}
+
 /// What filling a worksheet needs besides the worksheet: shared by the threads that fill.
 #[derive(Clone, Copy)]
 struct Fill<'a> {
@@ -562,7 +704,8 @@ impl Fill<'_> {
         sheet: &Sheet,
         mut rows: impl Iterator<Item = Vec<Cell>>,
         csv: &mut Option<CsvSheet>,
-    ) -> Result<(), XlsxError> {
+    ) -> Result<Vec<u32>, XlsxError> {
+        let mut counts = Vec::with_capacity(worksheets.len());
         for ws in worksheets {
             let mut links = 0usize;
             let mut written = 0u32;
@@ -578,8 +721,9 @@ impl Fill<'_> {
                 }
             }
             write_footer(ws, sheet, written)?;
+            counts.push(written);
         }
-        Ok(())
+        Ok(counts)
     }
 }
 
@@ -888,6 +1032,101 @@ mod tests {
             .collect();
         left.sort();
         assert_eq!(left, ["A.csv", "After.csv", "B.csv", "Before.csv"]);
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_sheet_saved_in_parts_is_the_sheet_saved_whole() {
+        // Every kind of cell, hyperlinks (a sheet's own relationships), a wrapped column and
+        // a dropdown, in a second sheet of two constant-memory parts, written once into the
+        // main workbook and once into workbooks of their own joined after: the packages must
+        // hold the same files, byte for byte, but the creation time.
+        let dir = std::env::temp_dir().join(format!("linkgap-parts-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let mut sheet_b = Sheet::new(
+            "Queue",
+            vec![
+                Column::new("Url", 30.0),
+                Column::wrapped("Passage", 40.0),
+                Column::new("Score", 8.0),
+                Column::new("Share", 8.0),
+                Column::new("Status", 8.0),
+                Column::new("Decision", 8.0),
+            ],
+        );
+        sheet_b.dropdowns.push((5, vec!["yes".into(), "no".into()]));
+        let row_b = |i: i64| {
+            vec![
+                Cell::Url(format!("https://e.com/{i}")),
+                Cell::Marked(format!("see the page {i} here"), 4..8),
+                Cell::Number(i as f64 / 3.0),
+                Cell::Percent(1.0 / (1.0 + i as f64)),
+                Cell::Status(LinkStatus::TemplateOnly),
+                if i % 2 == 0 {
+                    Cell::Empty
+                } else {
+                    Cell::text("a < b & \"c\"")
+                },
+            ]
+        };
+        let write = |separate: bool| {
+            let path = dir.join(format!("{separate}.xlsx"));
+            let mut w = WorkbookWriter::new(&path, None).unwrap();
+            w.rows_per_sheet = 1_200;
+            w.separate_parts = separate;
+            let parts = w.parts((0..2_000).collect::<Vec<i64>>());
+            w.add(Sheet::new("Summary", vec![Column::new("K", 8.0)]))
+                .unwrap();
+            w.add_rows_beside(
+                (
+                    &Sheet::new("A", vec![Column::new("Url", 8.0)]),
+                    1_100,
+                    (0..1_100).map(|i| vec![Cell::Url(format!("https://e.com/a{i}"))]),
+                ),
+                (
+                    &sheet_b,
+                    2_000,
+                    parts
+                        .into_iter()
+                        .map(|part| part.into_iter().map(row_b))
+                        .collect(),
+                ),
+                || {},
+            )
+            .unwrap();
+            w.add(Sheet::new("After", vec![Column::new("K", 8.0)]))
+                .unwrap();
+            assert_eq!(w.parts.len(), if separate { 2 } else { 0 });
+            w.finish().unwrap();
+            path
+        };
+        let entries = |path: &Path| {
+            let mut zip = zip::ZipArchive::new(File::open(path).unwrap()).unwrap();
+            let mut entries = Vec::new();
+            for i in 0..zip.len() {
+                let mut entry = zip.by_index(i).unwrap();
+                let mut bytes = Vec::new();
+                std::io::Read::read_to_end(&mut entry, &mut bytes).unwrap();
+                entries.push((entry.name().unwrap().into_owned(), bytes));
+            }
+            entries.retain(|(name, _)| name != "docProps/core.xml");
+            entries.sort();
+            entries
+        };
+        let (whole, in_parts) = (entries(&write(false)), entries(&write(true)));
+        let names = |e: &[(String, Vec<u8>)]| e.iter().map(|(n, _)| n.clone()).collect::<Vec<_>>();
+        assert_eq!(names(&in_parts), names(&whole));
+        assert!(names(&whole).contains(&"xl/worksheets/_rels/sheet4.xml.rels".to_string()));
+        for ((name, a), (_, b)) in whole.iter().zip(&in_parts) {
+            assert!(a == b, "{name} differs");
+        }
+        // Only the two workbooks are left: no part's temporary file.
+        let mut left: Vec<String> = fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        left.sort();
+        assert_eq!(left, ["false.xlsx", "true.xlsx"]);
         fs::remove_dir_all(&dir).unwrap();
     }
 
