@@ -3,11 +3,11 @@
 use std::fs::File;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 use std::sync::mpsc::Receiver;
 use std::thread::JoinHandle;
 
 use anyhow::{Context, Result};
-use rayon::prelude::*;
 use sha2::{Digest, Sha256};
 
 use crate::config::Inputs;
@@ -17,7 +17,10 @@ use crate::input::embeddings::Embeddings;
 use crate::input::internal::Internal;
 
 /// Size and SHA-256 of each input file, or why they could not be computed.
-pub(super) type Digests = Vec<(PathBuf, io::Result<(u64, String)>)>;
+pub(super) type Digests = Vec<(PathBuf, FileDigest)>;
+
+/// A file's size and SHA-256 (hex), or why it could not be read.
+pub(super) type FileDigest = io::Result<(u64, String)>;
 
 /// The input tables, open and with their headers read.
 pub(super) struct Tables {
@@ -78,23 +81,55 @@ impl Tables {
 }
 
 /// Checksum `paths` on a thread of their own, once `start` says go (or its senders are all
-/// gone). The run starts it in the workbook stage when a filling thread has no sheet left to
-/// fill, so hashing gigabytes takes the core that thread frees: hashing beside the parsing
-/// of the embeddings took a fifth of that stage's samples, and beside the two sheets' fills
-/// it slowed both. The files are hashed side by side on the rayon pool (no sheet is filled
-/// on it): the Run sheet, and so the saving of the workbook, waits for the last one, and
-/// hashing them one after another on one core had become the stage's tail once the anchors
-/// left the Queue's fill. Until that fill ends the two hashing threads share the cores with
-/// it (measured only together with stop 32's other changes, docs/performance.md).
-pub(super) fn checksum(paths: Vec<PathBuf>, start: Receiver<()>) -> JoinHandle<Digests> {
+/// gone), and on a second thread too once `widen` does. The run starts it in the workbook
+/// stage when a filling thread has no sheet left to fill, so hashing gigabytes takes the
+/// core that thread frees: hashing beside the parsing of the embeddings took a fifth of
+/// that stage's samples. The Queue is still being filled on the other core then, so only one
+/// file is hashed at a time until every sheet is filled (two hashing threads had taken a
+/// fifth of the Queue's filling thread, the stage's longest path, on the 100,041-page run
+/// with page text); then the files left are hashed side by side, since the Run sheet, and
+/// so the saving of the workbook, waits for the last one. Largest first, so the last file
+/// hashed is a small one.
+pub(super) fn checksum(
+    paths: Vec<PathBuf>,
+    start: Receiver<()>,
+    widen: Receiver<()>,
+) -> JoinHandle<Digests> {
     std::thread::spawn(move || {
         // Err: every sender was dropped, e.g. a sheet failed; hash anyway, the run may still
         // want the Run sheet.
         let _ = start.recv();
+        let mut queue: Vec<usize> = (0..paths.len()).collect();
+        // Popped from the end: the largest last in the vector.
+        queue.sort_by_key(|&i| std::fs::metadata(&paths[i]).map_or(0, |m| m.len()));
+        let queue = Mutex::new(queue);
+        let done: Mutex<Vec<Option<FileDigest>>> = Mutex::new(paths.iter().map(|_| None).collect());
+        let hash_all = || {
+            while let Some(i) = queue.lock().ok().and_then(|mut q| q.pop()) {
+                let digest = file_digest(&paths[i]);
+                if let Ok(mut d) = done.lock() {
+                    d[i] = Some(digest);
+                }
+            }
+        };
+        std::thread::scope(|scope| {
+            let hash_all = &hash_all;
+            scope.spawn(move || {
+                if widen.recv().is_ok() {
+                    hash_all();
+                }
+            });
+            hash_all();
+        });
+        let done = done.into_inner().unwrap_or_default();
         paths
-            .par_iter()
-            .map(|p| (p.clone(), file_digest(p)))
-            .collect::<Vec<_>>()
+            .into_iter()
+            .zip(done)
+            .map(|(p, d)| {
+                let d = d.unwrap_or_else(|| Err(io::Error::other("not checksummed")));
+                (p, d)
+            })
+            .collect()
     })
 }
 
@@ -138,4 +173,62 @@ fn file_digest(path: &Path) -> io::Result<(u64, String)> {
         let _ = write!(hex, "{b:02x}");
     }
     Ok((size, hex))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn checksums_come_back_in_the_files_order_however_many_threads_hash_them() {
+        let dir = std::env::temp_dir().join(format!("linkgap-sums-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        // Sizes out of order, so hashing the largest first reorders the work.
+        let files = [
+            ("b.csv", "abc".repeat(1_000)),
+            ("a.csv", "abc".into()),
+            ("c.csv", String::new()),
+        ];
+        let paths: Vec<PathBuf> = files
+            .iter()
+            .map(|(name, text)| {
+                let path = dir.join(name);
+                std::fs::write(&path, text).unwrap();
+                path
+            })
+            .collect();
+        for widened in [false, true] {
+            let (go, start) = std::sync::mpsc::channel();
+            let (wide, widen) = std::sync::mpsc::channel();
+            let handle = checksum(paths.clone(), start, widen);
+            go.send(()).unwrap();
+            if widened {
+                wide.send(()).unwrap();
+            } else {
+                drop(wide);
+            }
+            let sums = digests(handle);
+            assert_eq!(
+                sums.iter().map(|(p, _)| p.clone()).collect::<Vec<_>>(),
+                paths
+            );
+            let got: Vec<(u64, String)> = sums.into_iter().map(|(_, d)| d.unwrap()).collect();
+            assert_eq!(got[0].0, 3_000);
+            assert_eq!(
+                got[1],
+                (
+                    3,
+                    "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad".into()
+                )
+            );
+            assert_eq!(
+                got[2],
+                (
+                    0,
+                    "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855".into()
+                )
+            );
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

@@ -363,7 +363,8 @@ fn write_sheets(s: Sheets<'_>) -> Result<()> {
     let writing = || format!("writing the workbook {}", config.out.display());
     // The checksums start when a core has no more sheet to fill: until then both fill.
     let (filled, start) = std::sync::mpsc::channel();
-    let checksums = inputs::checksum(s.checksum_paths, start);
+    let (all_filled, widen) = std::sync::mpsc::channel();
+    let checksums = inputs::checksum(s.checksum_paths, start, widen);
     let mut writer = WorkbookWriter::new(&config.out, config.csv_dir.as_deref())
         .with_context(|| format!("preparing {}", config.out.display()))?;
     writer.set_progress(s.progress.rows("Writing the workbook"));
@@ -396,6 +397,7 @@ fn write_sheets(s: Sheets<'_>) -> Result<()> {
             },
         )
         .with_context(writing)?;
+    let _ = all_filled.send(());
     write(&mut writer, sheets::near_duplicates::sheet(s.analysis))?;
     write(
         &mut writer,
