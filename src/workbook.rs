@@ -84,6 +84,23 @@ fn guard_formula(s: &str) -> String {
     }
 }
 
+/// A column's own format: its cells of the matching kind are written without one of their
+/// own and take the column's. `rust_xlsxwriter` hashes a cell's whole Format to find its
+/// style number, once per formatted cell: on a large Queue that was a sixth of the filling
+/// thread, the write stage's longest path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ColumnStyle {
+    /// No format of its own.
+    Plain,
+    /// Long text wraps.
+    Wrap,
+    /// Numbers to one decimal ([`Cell::Number`]); whole numbers ([`Cell::Int`]) do not go
+    /// here, they would show a decimal.
+    Decimal,
+    /// Percentages ([`Cell::Percent`]).
+    Percent,
+}
+
 /// A column: header and display width (in characters).
 #[derive(Debug, Clone)]
 pub struct Column {
@@ -91,26 +108,27 @@ pub struct Column {
     pub name: String,
     /// Width in characters.
     pub width: f64,
-    /// Wrap long text.
-    pub wrap: bool,
+    /// The column's own format.
+    pub style: ColumnStyle,
 }
 
 impl Column {
     /// A column.
     pub fn new(name: impl Into<String>, width: f64) -> Column {
-        Column {
-            name: name.into(),
-            width,
-            wrap: false,
-        }
+        Column::styled(name, width, ColumnStyle::Plain)
     }
 
     /// A column whose text wraps.
     pub fn wrapped(name: impl Into<String>, width: f64) -> Column {
+        Column::styled(name, width, ColumnStyle::Wrap)
+    }
+
+    /// A column with a format of its own.
+    pub fn styled(name: impl Into<String>, width: f64, style: ColumnStyle) -> Column {
         Column {
             name: name.into(),
             width,
-            wrap: true,
+            style,
         }
     }
 }
@@ -712,7 +730,13 @@ impl Fill<'_> {
             while (written as usize) < self.rows_per_sheet {
                 let Some(row) = rows.next() else { break };
                 written += 1;
-                write_row(ws, written, &row, self.formats, &mut links)?;
+                write_row(
+                    ws,
+                    written,
+                    (&row, &sheet.columns),
+                    self.formats,
+                    &mut links,
+                )?;
                 if let Some(bar) = self.progress {
                     bar.inc(1);
                 }
@@ -810,11 +834,16 @@ pub fn write_xlsx(path: &Path, sheets: Vec<Sheet>) -> Result<(), XlsxError> {
 fn write_header(ws: &mut Worksheet, sheet: &Sheet, f: &Formats) -> Result<(), XlsxError> {
     for (c, col) in sheet.columns.iter().enumerate() {
         ws.set_column_width(c as u16, col.width)?;
-        // A wrapped column's text cells are written without a format and take the column's:
-        // rust_xlsxwriter hashes a cell's whole Format to find its style, which was a fifth
-        // of filling a large Queue.
-        if col.wrap {
-            ws.set_column_format(c as u16, &f.wrap)?;
+        // The column's cells of its kind are written without a format and take the
+        // column's ([`ColumnStyle`]).
+        let format = match col.style {
+            ColumnStyle::Plain => None,
+            ColumnStyle::Wrap => Some(&f.wrap),
+            ColumnStyle::Decimal => Some(&f.decimal),
+            ColumnStyle::Percent => Some(&f.percent),
+        };
+        if let Some(format) = format {
+            ws.set_column_format(c as u16, format)?;
         }
         ws.write_string_with_format(0, c as u16, &col.name, &f.header)?;
     }
@@ -824,11 +853,12 @@ fn write_header(ws: &mut Worksheet, sheet: &Sheet, f: &Formats) -> Result<(), Xl
 fn write_row(
     ws: &mut Worksheet,
     r: u32,
-    row: &[Cell],
+    (row, columns): (&[Cell], &[Column]),
     f: &Formats,
     links: &mut usize,
 ) -> Result<(), XlsxError> {
     for (c, cell) in row.iter().enumerate() {
+        let style = columns.get(c).map_or(ColumnStyle::Plain, |col| col.style);
         let c = c as u16;
         match cell {
             Cell::Empty => {}
@@ -849,6 +879,13 @@ fn write_row(
             }
             Cell::Int(i) => {
                 ws.write_number(r, c, *i as f64)?;
+            }
+            // The column's format applies (write_header).
+            Cell::Number(n) if style == ColumnStyle::Decimal => {
+                ws.write_number(r, c, *n)?;
+            }
+            Cell::Percent(p) if style == ColumnStyle::Percent => {
+                ws.write_number(r, c, *p)?;
             }
             Cell::Number(n) => {
                 ws.write_number_with_format(r, c, *n, &f.decimal)?;
@@ -1268,6 +1305,87 @@ mod tests {
             shared.contains("<b/>"),
             "the small sheet's marked span is bold"
         );
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn numbers_show_their_format_whether_the_column_or_the_cell_gives_it() {
+        // Decimal and percent columns give their cells the format; a plain column's numbers
+        // bring their own. Every number must show as before, in a small sheet and in a
+        // streamed one, and a column's text must stay readable.
+        let dir = std::env::temp_dir().join(format!("linkgap-numfmt-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("w.xlsx");
+        let mut w = WorkbookWriter::new(&path, None).unwrap();
+        for (name, rows) in [("Small", 3), ("Large", 1_500)] {
+            let mut s = Sheet::new(
+                name,
+                vec![
+                    Column::styled("Decimal", 8.0, ColumnStyle::Decimal),
+                    Column::styled("Percent", 8.0, ColumnStyle::Percent),
+                    Column::new("Plain", 8.0),
+                    Column::new("Plain %", 8.0),
+                    Column::new("Whole", 8.0),
+                ],
+            );
+            for i in 0..rows {
+                s.rows.push(vec![
+                    Cell::Number(f64::from(i) / 4.0),
+                    Cell::Percent(1.0 / f64::from(i + 1)),
+                    Cell::Number(f64::from(i) / 8.0),
+                    Cell::Percent(f64::from(i) / 1_000.0),
+                    Cell::Int(i64::from(i)),
+                ]);
+            }
+            w.add(s).unwrap();
+        }
+        w.finish().unwrap();
+        let mut zip = zip::ZipArchive::new(File::open(&path).unwrap()).unwrap();
+        let styles = io::read_to_string(zip.by_name("xl/styles.xml").unwrap()).unwrap();
+        let between = |s: &str, open: &str, close: &str| -> String {
+            s.split(open)
+                .nth(1)
+                .and_then(|rest| rest.split(close).next())
+                .unwrap_or_default()
+                .to_string()
+        };
+        let xfs = between(&styles, "<cellXfs", "</cellXfs>");
+        let xfs: Vec<&str> = xfs.split("<xf ").skip(1).collect();
+        // The number format a cell shows: General ("") or a custom code.
+        let shown = |cell_xml: &str| -> String {
+            let Ok(n) = between(cell_xml, " s=\"", "\"").parse::<usize>() else {
+                return String::new();
+            };
+            let id = between(xfs[n], "numFmtId=\"", "\"");
+            if id == "0" {
+                return String::new();
+            }
+            between(
+                &styles,
+                &format!("<numFmt numFmtId=\"{id}\" formatCode=\""),
+                "\"",
+            )
+        };
+        for (sheet, last) in [
+            ("xl/worksheets/sheet1.xml", 4),
+            ("xl/worksheets/sheet2.xml", 1_501),
+        ] {
+            let xml = io::read_to_string(zip.by_name(sheet).unwrap()).unwrap();
+            for row in [2, 3, last] {
+                let cell = |col: &str| {
+                    let start = xml.find(&format!("<c r=\"{col}{row}\"")).unwrap();
+                    xml[start..start + xml[start..].find('>').unwrap()].to_string()
+                };
+                for (col, format) in [("A", "0.0"), ("B", "0.0%"), ("C", "0.0"), ("D", "0.0%")] {
+                    assert_eq!(shown(&cell(col)), format, "{sheet} {col}{row}");
+                }
+                assert_eq!(
+                    shown(&cell("E")),
+                    "",
+                    "{sheet} E{row}: whole numbers stay General"
+                );
+            }
+        }
         fs::remove_dir_all(&dir).unwrap();
     }
 

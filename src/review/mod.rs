@@ -18,7 +18,7 @@ use crate::input::{InputError, Table};
 use crate::normalize::{Rules, normalize};
 use crate::passage::Context;
 use crate::report::Report;
-use crate::workbook::{Cell, Column, Sheet};
+use crate::workbook::{Cell, Column, ColumnStyle, Sheet};
 
 /// What already links the pair: nothing, or only template links (navigation, footer,
 /// repeated blocks) that a reader of the text does not see.
@@ -627,30 +627,30 @@ pub fn carry_forward(
 }
 
 /// Queue columns, in order. A contract: `--previous` and `verify` read them by name.
-pub const QUEUE_COLUMNS: &[(&str, f64, bool)] = &[
-    ("Client", 14.0, false),
-    ("Priority", 9.0, false),
-    ("Source URL", 50.0, false),
-    ("Destination URL", 50.0, false),
-    ("Similarity", 10.0, false),
-    ("Rank", 6.0, false),
-    ("Evidence", 40.0, true),
-    ("Link Kind", 14.0, false),
-    ("Existing Link", 13.0, false),
-    ("Destination Body Inlinks", 11.0, false),
-    ("Suggested Passage", 60.0, true),
-    ("Suggested Anchor", 24.0, true),
-    ("Passage Score", 9.0, false),
-    ("Passage Note", 30.0, true),
-    ("Passage", 45.0, true),
-    ("Reviewer", 12.0, false),
-    ("Decision", 10.0, false),
-    ("Decision Date", 12.0, false),
-    ("State", 11.0, false),
-    ("Change Date", 12.0, false),
-    ("Reason", 35.0, true),
-    ("Source Fingerprint", 18.0, false),
-    ("Destination Fingerprint", 18.0, false),
+pub const QUEUE_COLUMNS: &[(&str, f64, ColumnStyle)] = &[
+    ("Client", 14.0, ColumnStyle::Plain),
+    ("Priority", 9.0, ColumnStyle::Decimal),
+    ("Source URL", 50.0, ColumnStyle::Plain),
+    ("Destination URL", 50.0, ColumnStyle::Plain),
+    ("Similarity", 10.0, ColumnStyle::Percent),
+    ("Rank", 6.0, ColumnStyle::Plain),
+    ("Evidence", 40.0, ColumnStyle::Wrap),
+    ("Link Kind", 14.0, ColumnStyle::Plain),
+    ("Existing Link", 13.0, ColumnStyle::Plain),
+    ("Destination Body Inlinks", 11.0, ColumnStyle::Plain),
+    ("Suggested Passage", 60.0, ColumnStyle::Wrap),
+    ("Suggested Anchor", 24.0, ColumnStyle::Wrap),
+    ("Passage Score", 9.0, ColumnStyle::Decimal),
+    ("Passage Note", 30.0, ColumnStyle::Wrap),
+    ("Passage", 45.0, ColumnStyle::Wrap),
+    ("Reviewer", 12.0, ColumnStyle::Plain),
+    ("Decision", 10.0, ColumnStyle::Plain),
+    ("Decision Date", 12.0, ColumnStyle::Plain),
+    ("State", 11.0, ColumnStyle::Plain),
+    ("Change Date", 12.0, ColumnStyle::Plain),
+    ("Reason", 35.0, ColumnStyle::Wrap),
+    ("Source Fingerprint", 18.0, ColumnStyle::Plain),
+    ("Destination Fingerprint", 18.0, ColumnStyle::Plain),
 ];
 
 /// The drop-down values of Decision and State.
@@ -679,13 +679,7 @@ const SIGNALS_AT: usize = 10;
 pub fn queue_header_with(signals: &[String], added: &[String]) -> Sheet {
     let mut columns: Vec<Column> = QUEUE_COLUMNS
         .iter()
-        .map(|&(n, w, wrap)| {
-            if wrap {
-                Column::wrapped(n, w)
-            } else {
-                Column::new(n, w)
-            }
-        })
+        .map(|&(n, w, style)| Column::styled(n, w, style))
         .collect();
     let shift = |i: usize| {
         if i >= SIGNALS_AT {
@@ -696,7 +690,9 @@ pub fn queue_header_with(signals: &[String], added: &[String]) -> Sheet {
     };
     columns.splice(
         SIGNALS_AT..SIGNALS_AT,
-        signals.iter().map(|n| Column::new(n, 11.0)),
+        signals
+            .iter()
+            .map(|n| Column::styled(n, 11.0, ColumnStyle::Decimal)),
     );
     columns.extend(added.iter().map(|n| Column::wrapped(n, 20.0)));
     let mut sheet = Sheet::new("Queue", columns);

@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::workbook::{Cell, Column, Sheet};
+use crate::workbook::{Cell, Column, ColumnStyle, Sheet};
 
 use super::super::analysis::Analysis;
 
@@ -12,7 +12,7 @@ pub(in crate::run) fn sheet(analysis: &Analysis<'_>) -> Sheet {
         vec![
             Column::new("URL A", 60.0),
             Column::new("URL B", 60.0),
-            Column::new("Similarity", 11.0),
+            Column::styled("Similarity", 11.0, ColumnStyle::Percent),
         ],
     );
     let mut pairs: BTreeMap<(&str, &str), f32> = BTreeMap::new();

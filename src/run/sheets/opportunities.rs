@@ -2,7 +2,7 @@
 //! the body and its most similar pages, each with its link status.
 
 use crate::links::BodyInlinks;
-use crate::workbook::{Cell, Column, Sheet};
+use crate::workbook::{Cell, Column, ColumnStyle, Sheet};
 
 use super::super::analysis::Analysis;
 
@@ -15,7 +15,11 @@ pub(in crate::run) fn header(analysis: &Analysis<'_>) -> Sheet {
     ];
     for i in 1..=k {
         columns.push(Column::new(format!("Related URL {i}"), 45.0));
-        columns.push(Column::new(format!("Similarity {i}"), 10.0));
+        columns.push(Column::styled(
+            format!("Similarity {i}"),
+            10.0,
+            ColumnStyle::Percent,
+        ));
         columns.push(Column::new(format!("Link Status {i}"), 19.0));
     }
     columns.push(Column::new("Body Inlinks", 12.0));
