@@ -1239,64 +1239,100 @@ mod tests {
         fs::remove_dir_all(&dir).unwrap();
     }
 
+    /// A workbook of two sheets with `columns`, "Small" (3 rows, shared strings) and "Large"
+    /// (1,500 rows, streamed), row `i` made by `row`: its folder (to remove) and package.
+    fn small_and_large(
+        tag: &str,
+        columns: &[Column],
+        row: impl Fn(u32) -> Vec<Cell>,
+    ) -> (PathBuf, zip::ZipArchive<File>) {
+        let dir = std::env::temp_dir().join(format!("linkgap-{tag}-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("w.xlsx");
+        let mut w = WorkbookWriter::new(&path, None).unwrap();
+        for (name, rows) in [("Small", 3), ("Large", 1_500)] {
+            let mut s = Sheet::new(name, columns.to_vec());
+            s.rows = (0..rows).map(&row).collect();
+            w.add(s).unwrap();
+        }
+        w.finish().unwrap();
+        (
+            dir,
+            zip::ZipArchive::new(File::open(&path).unwrap()).unwrap(),
+        )
+    }
+
+    /// The text between the first `open` in `s` and the next `close` ("" when absent).
+    fn between(s: &str, open: &str, close: &str) -> String {
+        s.split(open)
+            .nth(1)
+            .and_then(|rest| rest.split(close).next())
+            .unwrap_or_default()
+            .to_string()
+    }
+
+    /// Each sheet of [`small_and_large`] (its XML) with the rows to look at: the first two
+    /// and the last.
+    fn sheets_to_check(zip: &mut zip::ZipArchive<File>) -> Vec<(String, [u32; 3])> {
+        [
+            ("xl/worksheets/sheet1.xml", 4),
+            ("xl/worksheets/sheet2.xml", 1_501),
+        ]
+        .into_iter()
+        .map(|(sheet, last)| {
+            (
+                io::read_to_string(zip.by_name(sheet).unwrap()).unwrap(),
+                [2, 3, last],
+            )
+        })
+        .collect()
+    }
+
+    /// The opening tag of cell `col``row` in a sheet's XML.
+    fn cell_tag(xml: &str, col: &str, row: u32) -> String {
+        let start = xml.find(&format!("<c r=\"{col}{row}\"")).unwrap();
+        xml[start..start + xml[start..].find('>').unwrap()].to_string()
+    }
+
+    /// The style (`cellXfs` entry) a cell's opening tag names, if any.
+    fn cell_xf<'a>(styles: &'a str, tag: &str) -> Option<&'a str> {
+        let n = between(tag, " s=\"", "\"").parse::<usize>().ok()?;
+        let xfs = styles
+            .split("<cellXfs")
+            .nth(1)?
+            .split("</cellXfs>")
+            .next()?;
+        xfs.split("<xf ").nth(n + 1)
+    }
+
     #[test]
     fn a_wrapped_columns_cells_wrap_without_a_format_of_their_own() {
         // Text and marked passages are written without a cell format in a wrapped column
         // (the column's applies); the cells must still carry the wrap style, in a small sheet
         // and in a streamed (constant-memory) one, and a plain column's text must not.
-        let dir = std::env::temp_dir().join(format!("linkgap-wrap-{}", std::process::id()));
-        fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("w.xlsx");
-        let mut w = WorkbookWriter::new(&path, None).unwrap();
-        for (name, rows) in [("Small", 3), ("Large", 1_500)] {
-            let mut s = Sheet::new(
-                name,
-                vec![Column::new("Plain", 8.0), Column::wrapped("Wrapped", 40.0)],
-            );
-            for i in 0..rows {
-                let wrapped = if i % 2 == 0 {
-                    Cell::text(format!("long text {i}"))
-                } else {
-                    Cell::Marked(format!("a passage {i}"), 2..9)
-                };
-                s.rows.push(vec![Cell::text(format!("p{i}")), wrapped]);
-            }
-            w.add(s).unwrap();
-        }
-        w.finish().unwrap();
-        let mut zip = zip::ZipArchive::new(File::open(&path).unwrap()).unwrap();
+        let columns = [Column::new("Plain", 8.0), Column::wrapped("Wrapped", 40.0)];
+        let (dir, mut zip) = small_and_large("wrap", &columns, |i| {
+            let wrapped = if i % 2 == 0 {
+                Cell::text(format!("long text {i}"))
+            } else {
+                Cell::Marked(format!("a passage {i}"), 2..9)
+            };
+            vec![Cell::text(format!("p{i}")), wrapped]
+        });
         let styles = io::read_to_string(zip.by_name("xl/styles.xml").unwrap()).unwrap();
-        let xfs = styles.split("<cellXfs").nth(1).unwrap();
-        let xfs: Vec<&str> = xfs
-            .split("</cellXfs>")
-            .next()
-            .unwrap()
-            .split("<xf ")
-            .skip(1)
-            .collect();
-        let wraps = |cell_xml: &str| {
-            cell_xml
-                .split(" s=\"")
-                .nth(1)
-                .and_then(|rest| rest.split('"').next())
-                .and_then(|n| n.parse::<usize>().ok())
-                .is_some_and(|n| xfs[n].contains("wrapText=\"1\""))
-        };
-        for (sheet, last) in [
-            ("xl/worksheets/sheet1.xml", 4),
-            ("xl/worksheets/sheet2.xml", 1_501),
-        ] {
-            let xml = io::read_to_string(zip.by_name(sheet).unwrap()).unwrap();
-            for row in [2, 3, last] {
-                let cell = |col: &str| {
-                    let start = xml.find(&format!("<c r=\"{col}{row}\"")).unwrap();
-                    xml[start..start + xml[start..].find('>').unwrap()].to_string()
-                };
-                assert!(wraps(&cell("B")), "{sheet} B{row}: {}", cell("B"));
-                assert!(!wraps(&cell("A")), "{sheet} A{row}: {}", cell("A"));
+        let wraps =
+            |tag: &str| cell_xf(&styles, tag).is_some_and(|xf| xf.contains("wrapText=\"1\""));
+        for (k, (xml, rows)) in sheets_to_check(&mut zip).into_iter().enumerate() {
+            for row in rows {
+                let (b, a) = (cell_tag(&xml, "B", row), cell_tag(&xml, "A", row));
+                assert!(wraps(&b), "sheet {k} B{row}: {b}");
+                assert!(!wraps(&a), "sheet {k} A{row}: {a}");
             }
-            if sheet.ends_with("sheet2.xml") {
-                assert!(xml.contains("<b/>"), "{sheet}: the marked span is bold");
+            if k == 1 {
+                assert!(
+                    xml.contains("<b/>"),
+                    "the streamed sheet's marked span is bold"
+                );
             }
         }
         // The small sheet's strings are shared.
@@ -1312,52 +1348,29 @@ mod tests {
     fn numbers_show_their_format_whether_the_column_or_the_cell_gives_it() {
         // Decimal and percent columns give their cells the format; a plain column's numbers
         // bring their own. Every number must show as before, in a small sheet and in a
-        // streamed one, and a column's text must stay readable.
-        let dir = std::env::temp_dir().join(format!("linkgap-numfmt-{}", std::process::id()));
-        fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("w.xlsx");
-        let mut w = WorkbookWriter::new(&path, None).unwrap();
-        for (name, rows) in [("Small", 3), ("Large", 1_500)] {
-            let mut s = Sheet::new(
-                name,
-                vec![
-                    Column::styled("Decimal", 8.0, ColumnStyle::Decimal),
-                    Column::styled("Percent", 8.0, ColumnStyle::Percent),
-                    Column::new("Plain", 8.0),
-                    Column::new("Plain %", 8.0),
-                    Column::new("Whole", 8.0),
-                ],
-            );
-            for i in 0..rows {
-                s.rows.push(vec![
-                    Cell::Number(f64::from(i) / 4.0),
-                    Cell::Percent(1.0 / f64::from(i + 1)),
-                    Cell::Number(f64::from(i) / 8.0),
-                    Cell::Percent(f64::from(i) / 1_000.0),
-                    Cell::Int(i64::from(i)),
-                ]);
-            }
-            w.add(s).unwrap();
-        }
-        w.finish().unwrap();
-        let mut zip = zip::ZipArchive::new(File::open(&path).unwrap()).unwrap();
+        // streamed one.
+        let columns = [
+            Column::styled("Decimal", 8.0, ColumnStyle::Decimal),
+            Column::styled("Percent", 8.0, ColumnStyle::Percent),
+            Column::new("Plain", 8.0),
+            Column::new("Plain %", 8.0),
+            Column::new("Whole", 8.0),
+        ];
+        let (dir, mut zip) = small_and_large("numfmt", &columns, |i| {
+            vec![
+                Cell::Number(f64::from(i) / 4.0),
+                Cell::Percent(1.0 / f64::from(i + 1)),
+                Cell::Number(f64::from(i) / 8.0),
+                Cell::Percent(f64::from(i) / 1_000.0),
+                Cell::Int(i64::from(i)),
+            ]
+        });
         let styles = io::read_to_string(zip.by_name("xl/styles.xml").unwrap()).unwrap();
-        let between = |s: &str, open: &str, close: &str| -> String {
-            s.split(open)
-                .nth(1)
-                .and_then(|rest| rest.split(close).next())
-                .unwrap_or_default()
-                .to_string()
-        };
-        let xfs = between(&styles, "<cellXfs", "</cellXfs>");
-        let xfs: Vec<&str> = xfs.split("<xf ").skip(1).collect();
         // The number format a cell shows: General ("") or a custom code.
-        let shown = |cell_xml: &str| -> String {
-            let Ok(n) = between(cell_xml, " s=\"", "\"").parse::<usize>() else {
-                return String::new();
-            };
-            let id = between(xfs[n], "numFmtId=\"", "\"");
-            if id == "0" {
+        let shown = |tag: &str| -> String {
+            let id = cell_xf(&styles, tag)
+                .map_or_else(String::new, |xf| between(xf, "numFmtId=\"", "\""));
+            if id.is_empty() || id == "0" {
                 return String::new();
             }
             between(
@@ -1366,23 +1379,20 @@ mod tests {
                 "\"",
             )
         };
-        for (sheet, last) in [
-            ("xl/worksheets/sheet1.xml", 4),
-            ("xl/worksheets/sheet2.xml", 1_501),
-        ] {
-            let xml = io::read_to_string(zip.by_name(sheet).unwrap()).unwrap();
-            for row in [2, 3, last] {
-                let cell = |col: &str| {
-                    let start = xml.find(&format!("<c r=\"{col}{row}\"")).unwrap();
-                    xml[start..start + xml[start..].find('>').unwrap()].to_string()
-                };
+        for (k, (xml, rows)) in sheets_to_check(&mut zip).into_iter().enumerate() {
+            for row in rows {
                 for (col, format) in [("A", "0.0"), ("B", "0.0%"), ("C", "0.0"), ("D", "0.0%")] {
-                    assert_eq!(shown(&cell(col)), format, "{sheet} {col}{row}");
+                    assert_eq!(
+                        shown(&cell_tag(&xml, col, row)),
+                        format,
+                        "sheet {k} {col}{row}"
+                    );
                 }
+                let e = cell_tag(&xml, "E", row);
                 assert_eq!(
-                    shown(&cell("E")),
+                    shown(&e),
                     "",
-                    "{sheet} E{row}: whole numbers stay General"
+                    "sheet {k} E{row}: whole numbers stay General"
                 );
             }
         }
