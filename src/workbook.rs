@@ -16,7 +16,7 @@ mod files;
 mod package;
 
 pub use files::clean_up_on_signals;
-use files::{CsvSheet, temp_path, track, untrack};
+use files::{CsvSheet, Temporary, temp_path, untrack};
 
 /// Excel's cell text limit.
 pub const MAX_CELL_CHARS: usize = 32_767;
@@ -585,16 +585,16 @@ impl WorkbookWriter {
         })
     }
 
-    /// Save the main workbook and each [`Part`] to temporary files, on every core (the
-    /// largest first), and join them into one package at `tmp` ([`package`]).
+    /// Save the main workbook and each [`Part`] to temporary files, on every core (the main
+    /// workbook first, then the parts in order), and join them into one package at `tmp`
+    /// ([`package`]). The temporary files are removed whatever happens.
     fn save_in_parts(&mut self, tmp: &Path) -> Result<(), XlsxError> {
-        let paths: Vec<PathBuf> = (0..=self.parts.len()).map(|k| part_path(tmp, k)).collect();
-        for path in &paths {
-            track(path);
-        }
+        let paths: Vec<Temporary> = (0..=self.parts.len())
+            .map(|k| Temporary::new(part_path(tmp, k)))
+            .collect();
         let mut saves: Vec<(&mut Workbook, &Path)> = std::iter::once(&mut self.workbook)
             .chain(self.parts.iter_mut().map(|p| &mut p.workbook))
-            .zip(paths.iter().map(PathBuf::as_path))
+            .zip(paths.iter().map(Temporary::path))
             .collect();
         // Popped from the end: the main workbook (every other sheet) first.
         saves.reverse();
@@ -627,18 +627,14 @@ impl WorkbookWriter {
             }
             result
         });
+        saved?;
         let parts: Vec<(usize, &Path)> = self
             .parts
             .iter()
             .zip(&paths[1..])
-            .map(|(p, path)| (p.index, path.as_path()))
+            .map(|(p, path)| (p.index, path.path()))
             .collect();
-        let joined = saved.and_then(|()| package::join(&paths[0], &parts, tmp));
-        for path in &paths {
-            let _ = fs::remove_file(path);
-            untrack(path);
-        }
-        joined
+        package::join(paths[0].path(), &parts, tmp)
     }
 
     /// Keep a written CSV under its temporary name until [`finish`](Self::finish).
@@ -656,17 +652,17 @@ impl WorkbookWriter {
         if let Some(bar) = &self.progress {
             bar.set_message("Compressing the workbook");
         }
-        let tmp = temp_path(&self.path);
-        track(&tmp);
+        // Removed on an error (or once renamed, a no-op).
+        let tmp = Temporary::new(temp_path(&self.path));
         if self.parts.is_empty() {
-            without_write_panics(|| self.workbook.save(&tmp))?;
+            without_write_panics(|| self.workbook.save(tmp.path()))?;
         } else {
-            self.save_in_parts(&tmp)?;
+            self.save_in_parts(tmp.path())?;
         }
         // The workbook and its CSVs are published together, once everything is written, so
         // an interrupted run never leaves CSVs next to an older workbook they do not match.
-        fs::rename(&tmp, &self.path).map_err(XlsxError::IoError)?;
-        untrack(&tmp);
+        fs::rename(tmp.path(), &self.path).map_err(XlsxError::IoError)?;
+        drop(tmp);
         for (tmp, path) in self.csvs.drain(..) {
             fs::rename(&tmp, &path).map_err(XlsxError::IoError)?;
             untrack(&tmp);
@@ -699,11 +695,11 @@ struct Reserved {
 /// worksheet, with inline strings); smaller ones keep Excel's shared strings.
 const CONSTANT_MEMORY_ROWS: usize = 1_000;
 
-/// The temporary file part `k` of the workbook saving to `tmp` is saved to (0: the main one).
+/// The temporary file part `k` of the workbook saving to `tmp` is saved to (0: the main one):
+/// `.<name>.<pid>.part<k>.tmp`, still ending in `.tmp`, so `linkgap watch` removes it after a
+/// killed run like the workbook's own temporary file.
 fn part_path(tmp: &Path, k: usize) -> PathBuf {
-    let mut name = tmp.as_os_str().to_owned();
-    name.push(format!(".{k}"));
-    PathBuf::from(name)
+    tmp.with_extension(format!("part{k}.tmp"))
 }
 
 /// What filling a worksheet needs besides the worksheet: shared by the threads that fill.
@@ -878,6 +874,10 @@ fn write_row(
                 }
             }
             Cell::Int(i) => {
+                debug_assert!(
+                    matches!(style, ColumnStyle::Plain | ColumnStyle::Wrap),
+                    "a whole number in a {style:?} column would show its format"
+                );
                 ws.write_number(r, c, *i as f64)?;
             }
             // The column's format applies (write_header).
@@ -1069,6 +1069,26 @@ mod tests {
             .collect();
         left.sort();
         assert_eq!(left, ["A.csv", "After.csv", "B.csv", "Before.csv"]);
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_parts_temporary_file_is_named_like_the_workbooks() {
+        // `linkgap watch` removes a killed run's `..linkgap-<id>.xlsx.<…>.tmp` files.
+        let tmp = Path::new("/out/..linkgap-7.xlsx.123.tmp");
+        assert_eq!(
+            part_path(tmp, 2),
+            Path::new("/out/..linkgap-7.xlsx.123.part2.tmp")
+        );
+        // Dropped without being renamed (an error or a panic on the way), it is removed.
+        let dir = std::env::temp_dir().join(format!("linkgap-tmpfile-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("x.tmp");
+        {
+            let tmp = Temporary::new(path.clone());
+            fs::write(tmp.path(), "part").unwrap();
+        }
+        assert!(!path.exists());
         fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -53,6 +53,29 @@ pub fn clean_up_on_signals() {
     });
 }
 
+/// A temporary file: tracked for Ctrl-C, and removed when dropped, so an error or a panic on
+/// the way leaves nothing behind (once renamed to its final name, there is nothing left to
+/// remove).
+pub(super) struct Temporary(PathBuf);
+
+impl Temporary {
+    pub(super) fn new(path: PathBuf) -> Temporary {
+        track(&path);
+        Temporary(path)
+    }
+
+    pub(super) fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for Temporary {
+    fn drop(&mut self) {
+        let _ = fs::remove_file(&self.0);
+        untrack(&self.0);
+    }
+}
+
 pub(super) fn temp_path(path: &Path) -> PathBuf {
     let name = path.file_name().map_or_else(
         || "workbook.xlsx".into(),

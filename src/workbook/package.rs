@@ -20,6 +20,9 @@ use std::path::Path;
 use rust_xlsxwriter::XlsxError;
 use zip::{ZipArchive, ZipWriter};
 
+/// A saved workbook, opened.
+type Archive = ZipArchive<BufReader<File>>;
+
 /// A part's worksheet in its own workbook: the second sheet (the first is an empty sheet
 /// that takes the selected tab).
 pub(super) const PART_SHEET: usize = 1;
@@ -29,51 +32,89 @@ const STYLES: &str = "xl/styles.xml";
 
 /// Join the main workbook saved at `main` and the parts saved at `parts` (each with the
 /// index of its placeholder among the main workbook's worksheets) into one package at `out`.
+/// Each part's file is removed once its entries are copied, so the folder holds the
+/// workbook's bytes about once, not twice.
 pub(super) fn join(main: &Path, parts: &[(usize, &Path)], out: &Path) -> Result<(), XlsxError> {
     let mut main = open(main)?;
     let styles = entry_bytes(&mut main, STYLES)?;
-    let mut parts: Vec<(String, ZipArchive<BufReader<File>>)> = parts
+    let mut parts: Vec<(String, Option<Archive>, &Path)> = parts
         .iter()
-        .map(|&(index, path)| Ok((sheet_name(index), open(path)?)))
+        .map(|&(index, path)| Ok((sheet_name(index), Some(open(path)?), path)))
         .collect::<Result<_, XlsxError>>()?;
-    for (name, part) in &mut parts {
-        if entry_bytes(part, STYLES)? != styles {
-            return Err(XlsxError::ParameterError(format!(
-                "internal error: the workbook part written for {name} has styles of its own"
-            )));
-        }
+    for (name, part, _) in &mut parts {
+        let Some(part) = part else { continue };
+        check_part(part, name, &styles)?;
     }
     let mut writer = ZipWriter::new(BufWriter::new(File::create(out)?));
     for i in 0..main.len() {
         let entry = main.by_index_raw(i)?;
         let name = entry.name()?.into_owned();
-        let Some((_, part)) = parts.iter_mut().find(|(n, _)| *n == name) else {
+        let Some((_, part, path)) = parts.iter_mut().find(|(n, _, _)| *n == name) else {
             writer.raw_copy_file(entry)?;
             continue;
         };
         drop(entry);
-        let sheet = part.by_name_raw(sheet_name(PART_SHEET).as_bytes())?;
+        let Some(mut archive) = part.take() else {
+            continue;
+        };
+        let sheet = archive.by_name_raw(sheet_name(PART_SHEET).as_bytes())?;
         writer.raw_copy_file_rename(sheet, &name)?;
         // The part's hyperlinks, if it has any.
         let rels = rels_name(&sheet_name(PART_SHEET));
-        if part.index_for_name(&rels).is_some() {
-            let rels_entry = part.by_name_raw(rels.as_bytes())?;
+        if archive.index_for_name(&rels).is_some() {
+            let rels_entry = archive.by_name_raw(rels.as_bytes())?;
             writer.raw_copy_file_rename(rels_entry, rels_name(&name))?;
         }
+        drop(archive);
+        let _ = std::fs::remove_file(path);
     }
     writer.finish()?;
     Ok(())
 }
 
-fn open(path: &Path) -> Result<ZipArchive<BufReader<File>>, XlsxError> {
+/// A part's workbook holds nothing the join would lose: the same styles as the main
+/// workbook, and besides its worksheet and the worksheet's hyperlinks only what every
+/// workbook has (which the main workbook's copy stands for). A comment, table or image in a
+/// part would need files and content types of its own.
+fn check_part(part: &mut Archive, name: &str, styles: &[u8]) -> Result<(), XlsxError> {
+    let internal = |what: String| {
+        Err(XlsxError::ParameterError(format!(
+            "internal error: the workbook part written for {name} {what}"
+        )))
+    };
+    if entry_bytes(part, STYLES)? != styles {
+        return internal("has styles of its own".into());
+    }
+    let sheet = sheet_name(PART_SHEET);
+    let known = |entry: &str| {
+        !entry.starts_with("xl/")
+            || entry.starts_with("xl/theme/")
+            || [
+                "xl/workbook.xml",
+                STYLES,
+                "xl/sharedStrings.xml",
+                "xl/_rels/workbook.xml.rels",
+                "xl/worksheets/sheet1.xml",
+                &sheet,
+                &rels_name(&sheet),
+            ]
+            .contains(&entry)
+    };
+    for entry in part.file_names() {
+        let entry = entry?;
+        if !known(&entry) {
+            return internal(format!("has {entry}, which the package would lose"));
+        }
+    }
+    Ok(())
+}
+
+fn open(path: &Path) -> Result<Archive, XlsxError> {
     Ok(ZipArchive::new(BufReader::new(File::open(path)?))?)
 }
 
 /// An entry's bytes, uncompressed (a small one: the styles).
-fn entry_bytes(
-    archive: &mut ZipArchive<BufReader<File>>,
-    name: &str,
-) -> Result<Vec<u8>, XlsxError> {
+fn entry_bytes(archive: &mut Archive, name: &str) -> Result<Vec<u8>, XlsxError> {
     let mut bytes = Vec::new();
     archive.by_name(name)?.read_to_end(&mut bytes)?;
     Ok(bytes)
