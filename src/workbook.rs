@@ -585,10 +585,11 @@ impl WorkbookWriter {
         })
     }
 
-    /// Save the main workbook and each [`Part`] to temporary files, on every core (the main
-    /// workbook first, then the parts in order), and join them into one package at `tmp`
-    /// ([`package`]). The temporary files are removed whatever happens.
+    /// Save the main workbook and each [`Part`] to temporary files, side by side on the rayon
+    /// pool (idle by then), and join them into one package at `tmp` ([`package`]). The
+    /// temporary files are removed whatever happens.
     fn save_in_parts(&mut self, tmp: &Path) -> Result<(), XlsxError> {
+        use rayon::prelude::*;
         let paths: Vec<Temporary> = (0..=self.parts.len())
             .map(|k| Temporary::new(part_path(tmp, k)))
             .collect();
@@ -596,38 +597,11 @@ impl WorkbookWriter {
             .chain(self.parts.iter_mut().map(|p| &mut p.workbook))
             .zip(paths.iter().map(Temporary::path))
             .collect();
-        // Popped from the end: the main workbook (every other sheet) first.
-        saves.reverse();
-        let threads = std::thread::available_parallelism()
-            .map_or(1, std::num::NonZero::get)
-            .min(saves.len());
-        let saves = std::sync::Mutex::new(saves);
-        let save_all = || -> Result<(), XlsxError> {
-            loop {
-                let Some((workbook, path)) = saves.lock().map_or(None, |mut s| s.pop()) else {
-                    return Ok(());
-                };
-                if let Err(e) = without_write_panics(|| workbook.save(path)) {
-                    // The other threads stop at their next save.
-                    if let Ok(mut s) = saves.lock() {
-                        s.clear();
-                    }
-                    return Err(e);
-                }
-            }
-        };
-        let saved = std::thread::scope(|scope| {
-            let others: Vec<_> = (1..threads).map(|_| scope.spawn(save_all)).collect();
-            let mut result = save_all();
-            for other in others {
-                let theirs = other
-                    .join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-                result = result.and(theirs);
-            }
-            result
-        });
-        saved?;
+        // After an error the saves not yet started are skipped; the package is abandoned.
+        saves
+            .par_iter_mut()
+            .with_max_len(1)
+            .try_for_each(|(workbook, path)| without_write_panics(|| workbook.save(path)))?;
         let parts: Vec<(usize, &Path)> = self
             .parts
             .iter()
