@@ -12,11 +12,13 @@ use std::sync::Arc;
 
 use html5ever::tokenizer::states::RawKind;
 use html5ever::tokenizer::{
-    BufferQueue, Tag, TagKind, Token, TokenSink, TokenSinkResult, Tokenizer, TokenizerOpts,
+    BufferQueue, TagKind, Token, TokenSink, TokenSinkResult, Tokenizer, TokenizerOpts,
 };
 use html5ever::{LocalName, local_name};
 
 use crate::input::page_text::TextFormat;
+
+mod scan;
 
 /// What kind of element a block is, which says how natural a place for a link it is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -147,6 +149,23 @@ pub fn split_plain(text: &str) -> Vec<Block> {
 /// Inner HTML into blocks, in document order. Text of nested blocks is never repeated: the
 /// text of a `<li>` before its inner `<p>` is one block, the `<p>` another.
 pub fn split_html(html: &str) -> Vec<Block> {
+    let mut builder = Builder::default();
+    if scan::scan(html, &mut builder).is_some() {
+        builder.flush();
+        return builder.finish();
+    }
+    split_html_by_html5ever(html)
+}
+
+/// Whether [`split_html`]'s fast scanner takes `html` (rather than handing it to html5ever).
+pub fn scanner_takes(html: &str) -> bool {
+    scan::scan(html, &mut Builder::default()).is_some()
+}
+
+/// [`split_html`] through html5ever's tokenizer: every page the fast scanner ([`scan`]) does
+/// not take, and the reference it is checked against (its tests; `benches/split.rs` on whole
+/// exports).
+pub fn split_html_by_html5ever(html: &str) -> Vec<Block> {
     let tokenizer = Tokenizer::new(
         Sink(RefCell::new(Builder::default())),
         TokenizerOpts::default(),
@@ -475,51 +494,56 @@ impl Builder {
         self.blocks
     }
 
-    fn tag(&mut self, tag: &Tag) -> TokenSinkResult<()> {
-        let start = tag.kind == TagKind::StartTag;
-        let role = role(&tag.name);
+    /// Act on a start or end tag; a start tag whose content the tokenizer must read as raw
+    /// text (a script, a style…) returns that text's kind.
+    fn tag(&mut self, tag: &TagEvent<'_>) -> Option<RawKind> {
+        let TagEvent {
+            start,
+            name,
+            self_closing,
+            href,
+        } = *tag;
+        let role = role(name);
         if let Role::Hidden = role {
-            if start && !tag.self_closing {
-                self.hidden.push(tag.name.clone());
-                return match tag.name {
-                    local_name!("script") => TokenSinkResult::RawData(RawKind::ScriptData),
+            if start && !self_closing {
+                self.hidden.push(name.clone());
+                return match *name {
+                    local_name!("script") => Some(RawKind::ScriptData),
                     local_name!("style")
                     | local_name!("noscript")
                     | local_name!("iframe")
-                    | local_name!("xmp") => TokenSinkResult::RawData(RawKind::Rawtext),
-                    local_name!("textarea") | local_name!("title") => {
-                        TokenSinkResult::RawData(RawKind::Rcdata)
-                    }
-                    _ => TokenSinkResult::Continue,
+                    | local_name!("xmp") => Some(RawKind::Rawtext),
+                    local_name!("textarea") | local_name!("title") => Some(RawKind::Rcdata),
+                    _ => None,
                 };
             }
-            if !start && let Some(i) = self.hidden.iter().rposition(|n| *n == tag.name) {
+            if !start && let Some(i) = self.hidden.iter().rposition(|n| n == name) {
                 self.hidden.truncate(i);
             }
-            return TokenSinkResult::Continue;
+            return None;
         }
         if !self.hidden.is_empty() {
-            return TokenSinkResult::Continue;
+            return None;
         }
         match role {
             Role::Block(kind) => {
                 self.flush();
                 if start {
-                    self.implied_ends(&tag.name);
-                    if !tag.self_closing {
-                        self.open(&tag.name, Some(kind));
+                    self.implied_ends(name);
+                    if !self_closing {
+                        self.open(name, Some(kind));
                     }
                 } else {
-                    self.close(std::slice::from_ref(&tag.name), &[]);
+                    self.close(std::slice::from_ref(name), &[]);
                 }
             }
             Role::Container => {
                 self.flush();
                 if start {
-                    self.implied_ends(&tag.name);
-                    self.open(&tag.name, None);
+                    self.implied_ends(name);
+                    self.open(name, None);
                 } else {
-                    self.close(std::slice::from_ref(&tag.name), &[]);
+                    self.close(std::slice::from_ref(name), &[]);
                 }
             }
             Role::Break => self.flush(),
@@ -527,18 +551,23 @@ impl Builder {
             Role::Anchor => {
                 self.close_link();
                 if start {
-                    let href = tag
-                        .attrs
-                        .iter()
-                        .find(|a| a.name.local == local_name!("href"))
-                        .map(|a| a.value.trim().to_string());
-                    self.link = href.map(|h| (h, None));
+                    self.link = href.map(|h| (h.trim().to_string(), None));
                 }
             }
             Role::Hidden | Role::Inline => {}
         }
-        TokenSinkResult::Continue
+        None
     }
+}
+
+/// A start or end tag as the builder needs it, from either tokenizer.
+#[derive(Clone, Copy)]
+struct TagEvent<'a> {
+    start: bool,
+    name: &'a LocalName,
+    self_closing: bool,
+    /// The first `href` attribute's value, character references decoded.
+    href: Option<&'a str>,
 }
 
 struct Sink(RefCell<Builder>);
@@ -549,7 +578,20 @@ impl TokenSink for Sink {
     fn process_token(&self, token: Token, _line: u64) -> TokenSinkResult<()> {
         let mut b = self.0.borrow_mut();
         match token {
-            Token::TagToken(tag) => b.tag(&tag),
+            Token::TagToken(tag) => {
+                let event = TagEvent {
+                    start: tag.kind == TagKind::StartTag,
+                    name: &tag.name,
+                    self_closing: tag.self_closing,
+                    href: tag
+                        .attrs
+                        .iter()
+                        .find(|a| a.name.local == local_name!("href"))
+                        .map(|a| &*a.value),
+                };
+                b.tag(&event)
+                    .map_or(TokenSinkResult::Continue, TokenSinkResult::RawData)
+            }
             Token::CharacterTokens(text) => {
                 b.push_text(&text);
                 TokenSinkResult::Continue
