@@ -9,7 +9,9 @@
 //! printed within one run, not absolute times; each figure is the best of five rounds.
 #![allow(clippy::print_stdout)] // a bench prints its table
 
-use std::time::Instant;
+mod common;
+
+use common::best_of;
 
 use linkgap::input::embeddings::parse_vector;
 
@@ -47,17 +49,6 @@ fn from_file(path: &str) -> Vec<String> {
                 .map(|(_, c)| c.trim_end_matches('"').to_string())
         })
         .collect()
-}
-
-fn best_of(rounds: usize, mut f: impl FnMut() -> usize) -> (f64, usize) {
-    let mut best = f64::INFINITY;
-    let mut n = 0;
-    for _ in 0..rounds {
-        let t = Instant::now();
-        n = f();
-        best = best.min(t.elapsed().as_secs_f64());
-    }
-    (best, n)
 }
 
 fn main() {

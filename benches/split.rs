@@ -9,23 +9,15 @@
 //! ratio printed within one run, not absolute times.
 #![allow(clippy::print_stdout)] // a bench prints its table
 
+mod common;
+
 use std::path::PathBuf;
-use std::time::Instant;
+
+use common::best_of;
 
 use linkgap::input::{Table, page_text};
 use linkgap::passage::blocks;
 use linkgap::report::Report;
-
-fn best_of(rounds: usize, mut f: impl FnMut() -> usize) -> (f64, usize) {
-    let mut best = f64::INFINITY;
-    let mut n = 0;
-    for _ in 0..rounds {
-        let t = Instant::now();
-        n = f();
-        best = best.min(t.elapsed().as_secs_f64());
-    }
-    (best, n)
-}
 
 fn main() {
     let mut args = std::env::args().skip(1).filter(|a| a != "--bench");
