@@ -246,12 +246,9 @@ pub fn parse_vector<'c>(
         // Nearly every coordinate has one shape, read here without a branch on its digits;
         // the general path below takes any other (fast_float2, the parser calamine already
         // brings: correctly rounded like `str::parse`, so the same values).
-        while let Some((value, end)) = decimal::point_decimal(bytes, at) {
-            out.push(value);
-            if end == bytes.len() {
-                return finish(out, start, model);
-            }
-            at = end + 1;
+        match decimal::point_decimals(bytes, at, out) {
+            Some(stop) => at = stop,
+            None => return finish(out, start, model),
         }
         let position = out.len() - start + 1;
         let t = trim_start(&body[at..]);
@@ -861,6 +858,65 @@ mod tests {
         v.clear();
         assert_eq!(parse_vector("+.5, 5., 1E5,\u{a0}2\u{a0}", &mut v), Ok(None));
         assert_eq!(v, [0.5, 5.0, 1e5, 2.0]);
+    }
+
+    #[test]
+    fn numbers_across_the_comma_windows_parse_as_str_parse() {
+        // Point-shaped numbers of every length (1 to 16 places), so the commas fall at every
+        // place of the 64-byte windows the fast path scans, then each token in turn replaced
+        // by one of another shape (read by the general path) or by a bad one.
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let tokens: Vec<String> = (0..120)
+            .map(|i| {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                let x = ((state >> 11) as f64 / (1u64 << 53) as f64 - 0.5) * 19.9;
+                let places = 1 + i % 16;
+                format!("{x:.places$}")
+            })
+            .collect();
+        let expect = |tokens: &[String]| -> Vec<u32> {
+            tokens
+                .iter()
+                .map(|t| t.trim().parse::<f32>().unwrap().to_bits())
+                .collect()
+        };
+        let bits = |v: &[f32]| -> Vec<u32> { v.iter().map(|x| x.to_bits()).collect() };
+        let mut v = Vec::new();
+        parse_vector(&tokens.join(","), &mut v).unwrap();
+        assert_eq!(bits(&v), expect(&tokens));
+        for k in 0..tokens.len() {
+            for other in ["1e-3", " 0.25", "12.5", "0.1234567890123456789"] {
+                let mut changed = tokens.clone();
+                changed[k] = other.into();
+                v.clear();
+                parse_vector(&changed.join(","), &mut v).unwrap();
+                assert_eq!(bits(&v), expect(&changed), "{other} at {k}");
+            }
+            let mut bad = tokens.clone();
+            bad[k] = "0.5x".into();
+            v.clear();
+            let cell = bad.join(",");
+            // A cell that starts with no number is no vector at all.
+            let want = if k == 0 {
+                VectorProblem::NotAVector(cell.clone())
+            } else {
+                VectorProblem::BadNumber {
+                    position: k + 1,
+                    token: "0.5x".into(),
+                }
+            };
+            assert_eq!(parse_vector(&cell, &mut v), Err(want));
+        }
+        v.clear();
+        assert_eq!(
+            parse_vector(&format!("{},", tokens.join(",")), &mut v),
+            Err(VectorProblem::BadNumber {
+                position: tokens.len() + 1,
+                token: String::new()
+            })
+        );
     }
 
     /// Rows over several batches (whose buffers are reused) come back in file order, each
