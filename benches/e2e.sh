@@ -11,6 +11,9 @@
 # PAGE_TEXT=1 generates the site with page text (under target/bench/<PAGES>x<DIM>pt/) and also
 # runs linkgap on the same files without it, right before, to print issue 16's budget: what
 # the page text adds to the end-to-end time and the peak memory (at most +30% and 1.5×).
+# EXACT=1 also runs linkgap with --index exact on the same files and prints issue 15's search
+# ratio (exact / approximate, target >= 10x at 200,000 x 384); the approximate run's Run sheet
+# gives its measured recall.
 # PAIRS=N (with PAGE_TEXT=1) runs N such pairs back to back and prints each and the median
 # ratio: on a shared host one pair's ratio moves by ±10 points.
 set -euo pipefail
@@ -82,6 +85,15 @@ if [ -n "${PAGE_TEXT:-}" ]; then
       awk '{ r[NR] = $1 } END { m = (NR % 2) ? r[(NR + 1) / 2] : (r[NR / 2] + r[NR / 2 + 1]) / 2;
         printf "page text over %d pairs: median %+.0f%% (budget +30%%)\n", NR, m }'
   fi
+fi
+
+if [ -n "${EXACT:-}" ]; then
+  echo "== linkgap --index exact (the same files)"
+  /usr/bin/time -v ./target/release/linkgap run "$DIR" --out "$DIR/report-exact.xlsx" --index exact "${EXTRA[@]}" 2> "$DIR/linkgap-exact.err" || true
+  grep -E "^linkgap: stages" "$DIR/linkgap-exact.err"
+  search_of() { sed -n 's/.*neighbour search \([0-9.]*\) s.*/\1/p' "$1"; }
+  awk -v e="$(search_of "$DIR/linkgap-exact.err")" -v a="$(search_of "$DIR/linkgap.err")" 'BEGIN {
+    printf "search: exact %.2f s, approximate %.2f s: %.1fx (target >= 10x)\n", e, a, e / a }'
 fi
 
 echo "== numpy (OPENBLAS_CORETYPE/OPENBLAS_L2_SIZE unset: AVX-512 kernel)"
