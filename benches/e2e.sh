@@ -13,7 +13,7 @@
 # the page text adds to the end-to-end time and the peak memory (at most +30% and 1.5×).
 # EXACT=1 also runs linkgap with --index exact on the same files and prints issue 15's search
 # ratio (exact / approximate, target >= 10x at 200,000 x 384); the approximate run's Run sheet
-# gives its measured recall.
+# gives its measured recall. The reading ratios then take the faster read of the two runs.
 # PAIRS=N (with PAGE_TEXT=1) runs N such pairs back to back and prints each and the median
 # ratio: on a shared host one pair's ratio moves by ±10 points.
 set -euo pipefail
@@ -115,6 +115,15 @@ secs() { local t0 t1; t0=$(date +%s.%N); "$@" >/dev/null; t1=$(date +%s.%N); awk
 AWK_EMB=$(secs "$AWK" -F, '{n+=NF} END {print n}' "$DIR/custom_javascript_all.csv")
 AWK_CRAWL=$(secs "$AWK" -F, '{n+=NF} END {print n}' "$DIR/all_inlinks.csv" "$DIR/internal_all.csv")
 CRAWL=$(sed -n 's/.*read crawl ([^)]*) and resolve identities \([0-9.]*\) s.*/\1/p' "$DIR/linkgap.err")
+if [ -n "${EXACT:-}" ]; then
+  # Both runs read the same files with the same code: the faster read of each is the one
+  # with the page cache warm (the first run after generating a site often is not).
+  EPARSE=$(sed -n 's/.*read embeddings \([0-9.]*\) s.*/\1/p' "$DIR/linkgap-exact.err")
+  ECRAWL=$(sed -n 's/.*read crawl ([^)]*) and resolve identities \([0-9.]*\) s.*/\1/p' "$DIR/linkgap-exact.err")
+  echo "reading, approximate run / exact run: embeddings $PARSE / $EPARSE s, crawl $CRAWL / $ECRAWL s (the faster of each is compared)"
+  PARSE=$(awk -v a="$PARSE" -v b="$EPARSE" 'BEGIN { print (a < b ? a : b) }')
+  CRAWL=$(awk -v a="$CRAWL" -v b="$ECRAWL" 'BEGIN { print (a < b ? a : b) }')
+fi
 echo "== $(basename "$AWK") -F, '{n+=NF}': embeddings ${AWK_EMB} s, All Inlinks + Internal: All ${AWK_CRAWL} s"
 awk -v a="$PARSE" -v b="$AWK_EMB" -v c="$CRAWL" -v d="$AWK_CRAWL" 'BEGIN {
   printf "ratios (linkgap / %s, target <= 1): read embeddings %.2fx, read crawl %.2fx\n", "mawk", a / b, c / d }'
