@@ -36,6 +36,11 @@ if ! "$PY" -c "import numpy" 2>/dev/null; then
   PY=target/bench-venv/bin/python
 fi
 
+# embeddings_read ERR / crawl_read ERR / search_time ERR: a stage's seconds in a run's log.
+embeddings_read() { sed -n 's/.*read embeddings \([0-9.]*\) s.*/\1/p' "$1"; }
+crawl_read() { sed -n 's/.*read crawl ([^)]*) and resolve identities \([0-9.]*\) s.*/\1/p' "$1"; }
+search_time() { sed -n 's/.*neighbour search \([0-9.]*\) s.*/\1/p' "$1"; }
+
 # with_text ERR / without_text ERR: linkgap on the folder (with its page text, if any) or on
 # the same files but custom_extraction_all.csv, under /usr/bin/time -v into ERR.
 with_text() {
@@ -91,8 +96,7 @@ if [ -n "${EXACT:-}" ]; then
   echo "== linkgap --index exact (the same files)"
   /usr/bin/time -v ./target/release/linkgap run "$DIR" --out "$DIR/report-exact.xlsx" --index exact "${EXTRA[@]}" 2> "$DIR/linkgap-exact.err" || true
   grep -E "^linkgap: stages" "$DIR/linkgap-exact.err"
-  search_of() { sed -n 's/.*neighbour search \([0-9.]*\) s.*/\1/p' "$1"; }
-  awk -v e="$(search_of "$DIR/linkgap-exact.err")" -v a="$(search_of "$DIR/linkgap.err")" 'BEGIN {
+  awk -v e="$(search_time "$DIR/linkgap-exact.err")" -v a="$(search_time "$DIR/linkgap.err")" 'BEGIN {
     printf "search: exact %.2f s, approximate %.2f s: %.1fx (target >= 10x)\n", e, a, e / a }'
 fi
 
@@ -102,8 +106,8 @@ echo "== numpy (OPENBLAS_CORETYPE/OPENBLAS_L2_SIZE unset: AVX-512 kernel)"
 NP=$(env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE "$PY" benches/numpy_baseline.py "$DIR/custom_javascript_all.csv" ${NUMPY_QUERIES:+--queries "$NUMPY_QUERIES"})
 printf '%s\n' "$NP"
 
-SEARCH=$(sed -n 's/.*neighbour search \([0-9.]*\) s.*/\1/p' "$DIR/linkgap.err")
-PARSE=$(sed -n 's/.*read embeddings \([0-9.]*\) s.*/\1/p' "$DIR/linkgap.err")
+SEARCH=$(search_time "$DIR/linkgap.err")
+PARSE=$(embeddings_read "$DIR/linkgap.err")
 NPS=$(sed -n 's/.*search=\([0-9.]*\)s.*/\1/p' <<<"$NP")
 NPP=$(sed -n 's/.*parse=\([0-9.]*\)s.*/\1/p' <<<"$NP")
 awk -v a="$NPS" -v b="$SEARCH" -v c="$NPP" -v d="$PARSE" 'BEGIN {
@@ -114,12 +118,12 @@ AWK=$(command -v mawk || command -v awk)
 secs() { local t0 t1; t0=$(date +%s.%N); "$@" >/dev/null; t1=$(date +%s.%N); awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }'; }
 AWK_EMB=$(secs "$AWK" -F, '{n+=NF} END {print n}' "$DIR/custom_javascript_all.csv")
 AWK_CRAWL=$(secs "$AWK" -F, '{n+=NF} END {print n}' "$DIR/all_inlinks.csv" "$DIR/internal_all.csv")
-CRAWL=$(sed -n 's/.*read crawl ([^)]*) and resolve identities \([0-9.]*\) s.*/\1/p' "$DIR/linkgap.err")
+CRAWL=$(crawl_read "$DIR/linkgap.err")
 if [ -n "${EXACT:-}" ]; then
   # Both runs read the same files with the same code: the faster read of each is the one
   # with the page cache warm (the first run after generating a site often is not).
-  EPARSE=$(sed -n 's/.*read embeddings \([0-9.]*\) s.*/\1/p' "$DIR/linkgap-exact.err")
-  ECRAWL=$(sed -n 's/.*read crawl ([^)]*) and resolve identities \([0-9.]*\) s.*/\1/p' "$DIR/linkgap-exact.err")
+  EPARSE=$(embeddings_read "$DIR/linkgap-exact.err")
+  ECRAWL=$(crawl_read "$DIR/linkgap-exact.err")
   echo "reading, approximate run / exact run: embeddings $PARSE / $EPARSE s, crawl $CRAWL / $ECRAWL s (the faster of each is compared)"
   PARSE=$(awk -v a="$PARSE" -v b="$EPARSE" 'BEGIN { print (a < b ? a : b) }')
   CRAWL=$(awk -v a="$CRAWL" -v b="$ECRAWL" 'BEGIN { print (a < b ? a : b) }')

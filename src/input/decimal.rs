@@ -193,12 +193,15 @@ fn point_decimal_to(cell: &[u8], at: usize, end: usize) -> Option<f32> {
 #[allow(clippy::inline_always)] // see `point_decimal_to`
 #[inline(always)]
 fn comma_mask(cell: &[u8], base: usize) -> u64 {
-    let Some(window) = cell.get(base..base + 64) else {
-        let tail = cell.get(base..).unwrap_or(&[]);
-        return tail
+    // Bit `i` for a comma at byte `i` of at most 64 bytes, a byte at a time.
+    let commas_in = |bytes: &[u8]| {
+        bytes
             .iter()
             .enumerate()
-            .fold(0, |m, (i, &b)| m | (u64::from(b == b',') << i));
+            .fold(0, |m, (i, &b)| m | (u64::from(b == b',') << i))
+    };
+    let Some(window) = cell.get(base..base + 64) else {
+        return commas_in(cell.get(base..).unwrap_or(&[]));
     };
     #[cfg(target_arch = "x86_64")]
     {
@@ -220,10 +223,7 @@ fn comma_mask(cell: &[u8], base: usize) -> u64 {
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
-        window
-            .iter()
-            .enumerate()
-            .fold(0, |m, (i, &b)| m | (u64::from(b == b',') << i))
+        commas_in(window)
     }
 }
 
