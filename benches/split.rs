@@ -3,6 +3,9 @@
 //! Custom Extraction CSV or XLSX), one core, the texts read into memory first. It also checks
 //! that both give the same blocks on every page, and counts the pages the scanner declined.
 //!
+//! Then the words of every block are found and hashed (`passage::text::for_each_hash`, what
+//! the statistics and the scoring do with each block), one core.
+//!
 //! usage: `cargo bench --bench split -- FILE [--rounds N]`
 //!
 //! The host is shared and noisy: each figure is the best of `--rounds` (default 3); read the
@@ -16,7 +19,7 @@ use std::path::PathBuf;
 use common::best_of;
 
 use linkgap::input::{Table, page_text};
-use linkgap::passage::blocks;
+use linkgap::passage::{blocks, text};
 use linkgap::report::Report;
 
 fn main() {
@@ -71,5 +74,27 @@ fn main() {
         mb / fast,
         mb / reference,
         reference / fast
+    );
+    let texts: Vec<String> = pages
+        .iter()
+        .flat_map(|p| blocks::split_html(p).into_iter().map(|b| b.text))
+        .collect();
+    let text_mb = texts.iter().map(String::len).sum::<usize>() as f64 / 1e6;
+    let (hashing, words) = best_of(rounds, || {
+        let mut words = 0usize;
+        let mut mix = 0u64;
+        for t in &texts {
+            text::for_each_hash(t, |h| {
+                words += 1;
+                mix ^= h;
+            });
+        }
+        std::hint::black_box(mix);
+        words
+    });
+    println!(
+        "words: {words} in {text_mb:.1} MB of block text, {hashing:.3} s ({:.0} MB/s, {:.1} ns a word)",
+        text_mb / hashing,
+        hashing * 1e9 / words as f64
     );
 }
