@@ -282,11 +282,11 @@ fn scan(text: &str, mut f: impl FnMut(Range<usize>, u64)) {
             i = word_beyond_ascii(text, start, i, &mut lower, &mut f);
         } else {
             // `i` is at a character's first byte: every step moves by a whole character.
-            let c = text[i..].chars().next().unwrap_or_default();
-            if is_word_char(c) {
+            let (word, len) = char_at(text, i);
+            if word {
                 i = word_beyond_ascii(text, i, i, &mut lower, &mut f);
             } else {
-                i += c.len_utf8();
+                i += len;
             }
         }
     }
@@ -335,7 +335,7 @@ fn ascii_word_end(bytes: &[u8], mut i: usize) -> usize {
 }
 
 /// The rest of [`scan`]'s word that starts at `start` and is ASCII up to `from` (a character
-/// boundary), lowered a character at a time into `lower`; returns where the word ends. Not
+/// boundary), found and lowered into `lower` in one pass; returns where the word ends. Not
 /// marked cold: on a site written in another script most words come here.
 fn word_beyond_ascii(
     text: &str,
@@ -344,22 +344,98 @@ fn word_beyond_ascii(
     lower: &mut Vec<u8>,
     f: &mut impl FnMut(Range<usize>, u64),
 ) -> usize {
+    let bytes = text.as_bytes();
+    lower.clear();
+    lower.extend(bytes[start..from].iter().map(u8::to_ascii_lowercase));
+    let table = two_byte_chars();
     let mut end = from;
-    for c in text[from..].chars() {
+    while let Some(&b) = bytes.get(end) {
+        if b < 0x80 {
+            if !ASCII_WORD[usize::from(b)] {
+                break;
+            }
+            lower.push(b.to_ascii_lowercase());
+            end += 1;
+            continue;
+        }
+        // A two-byte character (Latin accents, Greek, Cyrillic, Hebrew, Arabic …) by table:
+        // `char::to_lowercase` and `char::is_alphanumeric` search Unicode's tables, ~60 ns a
+        // character.
+        if let (0xc2..=0xdf, Some(&next)) = (b, bytes.get(end + 1)) {
+            let cp = (usize::from(b & 0x1f) << 6) | usize::from(next & 0x3f);
+            let entry = table[cp - 0x80];
+            if entry & TWO_BYTE_WORD == 0 {
+                break;
+            }
+            if entry & TWO_BYTE_OTHER == 0 {
+                let mut buf = [0u8; 4];
+                let lowered = char::from_u32(u32::from(entry & TWO_BYTE_LOWER)).unwrap_or(' ');
+                lower.extend_from_slice(lowered.encode_utf8(&mut buf).as_bytes());
+                end += 2;
+                continue;
+            }
+        }
+        let c = text[end..].chars().next().unwrap_or_default();
         if !is_word_char(c) {
             break;
+        }
+        let mut buf = [0u8; 4];
+        for lc in c.to_lowercase() {
+            lower.extend_from_slice(lc.encode_utf8(&mut buf).as_bytes());
         }
         end += c.len_utf8();
     }
     if end == from {
         // The ASCII word ends at a character beyond ASCII that is no word character.
-        f(start..end, hash_ascii(text.as_bytes(), start, end));
+        f(start..end, hash_ascii(bytes, start, end));
         return end;
     }
-    lower.clear();
-    push_lower(lower, &text[start..end]);
     f(start..end, hash_bytes(lower));
     end
+}
+
+/// Whether the character beyond ASCII at byte `i` of `text` (a character boundary) is a word
+/// character, and its length in bytes; a two-byte one by table ([`two_byte_chars`]).
+fn char_at(text: &str, i: usize) -> (bool, usize) {
+    let bytes = text.as_bytes();
+    if let (Some(&b @ 0xc2..=0xdf), Some(&next)) = (bytes.get(i), bytes.get(i + 1)) {
+        let cp = (usize::from(b & 0x1f) << 6) | usize::from(next & 0x3f);
+        return (two_byte_chars()[cp - 0x80] & TWO_BYTE_WORD != 0, 2);
+    }
+    let c = text[i..].chars().next().unwrap_or_default();
+    (is_word_char(c), c.len_utf8())
+}
+
+/// [`two_byte_chars`]: the character is a word character.
+const TWO_BYTE_WORD: u16 = 1 << 15;
+/// [`two_byte_chars`]: its lower case is not one character below U+0800 (look it up).
+const TWO_BYTE_OTHER: u16 = 1 << 14;
+/// [`two_byte_chars`]: the lower case's code point.
+const TWO_BYTE_LOWER: u16 = 0x7ff;
+
+/// For each character U+0080–U+07FF (UTF-8's two-byte characters), whether it is a word
+/// character and its lower case when that is one character in the same range, worked out
+/// once from the standard library's Unicode tables.
+fn two_byte_chars() -> &'static [u16; 0x780] {
+    static TABLE: std::sync::OnceLock<Box<[u16; 0x780]>> = std::sync::OnceLock::new();
+    TABLE.get_or_init(|| {
+        let mut table = Box::new([0u16; 0x780]);
+        for (k, entry) in table.iter_mut().enumerate() {
+            let Some(c) = char::from_u32(0x80 + k as u32) else {
+                continue;
+            };
+            let mut lowered = c.to_lowercase();
+            let single = match (lowered.next(), lowered.next()) {
+                (Some(l), None) if (0x80..0x800).contains(&u32::from(l)) => {
+                    Some(u32::from(l) as u16)
+                }
+                _ => None,
+            };
+            *entry =
+                if is_word_char(c) { TWO_BYTE_WORD } else { 0 } | single.unwrap_or(TWO_BYTE_OTHER);
+        }
+        table
+    })
 }
 
 /// Every word of `text`.
@@ -439,6 +515,41 @@ mod tests {
         }
         assert_eq!(text_hash("Read  more!"), text_hash("read more"));
         assert_ne!(text_hash("read more"), text_hash("more read"));
+    }
+
+    #[test]
+    fn every_two_byte_character_is_found_and_lowered_as_unicode_says() {
+        // Each character U+0080–U+07FF alone, after ASCII, between ASCII, doubled, and
+        // beside a character the table sends to the standard library (3-byte, case-changing).
+        for cp in 0x80u32..0x800 {
+            let Some(c) = char::from_u32(cp) else {
+                continue;
+            };
+            for text in [
+                format!("{c}"),
+                format!("ab{c}"),
+                format!("Q{c}z {c}{c}."),
+                format!("\u{212a}{c}İ x"),
+            ] {
+                let mut found = Vec::new();
+                scan(&text, |r, h| found.push((r, h)));
+                let mut want = Vec::new();
+                let mut start = None;
+                for (i, ch) in text.char_indices().chain([(text.len(), ' ')]) {
+                    match (is_word_char(ch) && i < text.len(), start) {
+                        (true, None) => start = Some(i),
+                        (false, Some(s)) => {
+                            let lowered: String =
+                                text[s..i].chars().flat_map(char::to_lowercase).collect();
+                            want.push((s..i, hash_bytes(lowered.as_bytes())));
+                            start = None;
+                        }
+                        _ => {}
+                    }
+                }
+                assert_eq!(found, want, "U+{cp:04X} in {text:?}");
+            }
+        }
     }
 
     #[test]
