@@ -4,7 +4,9 @@
 //! that both give the same blocks on every page, and counts the pages the scanner declined.
 //!
 //! Then the words of every block are found and hashed (`passage::text::for_each_hash`, what
-//! the statistics and the scoring do with each block), one core.
+//! the statistics and the scoring do with each block), and every page is prepared for scoring
+//! (`passage::Prepared::new`: its words, inverted index and template flags, against the
+//! statistics of all pages), one core.
 //!
 //! usage: `cargo bench --bench split -- FILE [--rounds N]`
 //!
@@ -19,7 +21,7 @@ use std::path::PathBuf;
 use common::best_of;
 
 use linkgap::input::{Table, page_text};
-use linkgap::passage::{blocks, text};
+use linkgap::passage::{Prepared, StatsBuilder, TemplateRules, blocks, text};
 use linkgap::report::Report;
 
 fn main() {
@@ -75,10 +77,8 @@ fn main() {
         mb / reference,
         reference / fast
     );
-    let texts: Vec<String> = pages
-        .iter()
-        .flat_map(|p| blocks::split_html(p).into_iter().map(|b| b.text))
-        .collect();
+    let split: Vec<Vec<blocks::Block>> = pages.iter().map(|p| blocks::split_html(p)).collect();
+    let texts: Vec<String> = split.iter().flatten().map(|b| b.text.clone()).collect();
     let text_mb = texts.iter().map(String::len).sum::<usize>() as f64 / 1e6;
     let (hashing, words) = best_of(rounds, || {
         let mut words = 0usize;
@@ -96,5 +96,25 @@ fn main() {
         "words: {words} in {text_mb:.1} MB of block text, {hashing:.3} s ({:.0} MB/s, {:.1} ns a word)",
         text_mb / hashing,
         hashing * 1e9 / words as f64
+    );
+    let mut builder = StatsBuilder::new();
+    for page in &split {
+        builder.add_page(page);
+    }
+    let stats = builder.finish(&TemplateRules::default());
+    let (preparing, prepared) = best_of(rounds, || {
+        split
+            .iter()
+            .map(|page| {
+                std::hint::black_box(Prepared::new(page, &stats))
+                    .blocks
+                    .len()
+            })
+            .sum()
+    });
+    println!(
+        "Prepared::new: {} pages ({prepared} blocks), {preparing:.3} s ({:.1} µs a page)",
+        split.len(),
+        preparing * 1e6 / split.len() as f64
     );
 }
