@@ -348,7 +348,6 @@ fn word_beyond_ascii(
     let bytes = text.as_bytes();
     lower.clear();
     lower.extend(bytes[start..from].iter().map(u8::to_ascii_lowercase));
-    let table = two_byte_chars();
     let mut end = from;
     while let Some(&b) = bytes.get(end) {
         if b < 0x80 {
@@ -363,8 +362,7 @@ fn word_beyond_ascii(
         // `char::to_lowercase` and `char::is_alphanumeric` search Unicode's tables, ~60 ns a
         // character.
         if let (0xc2..=0xdf, Some(&next)) = (b, bytes.get(end + 1)) {
-            let cp = (usize::from(b & 0x1f) << 6) | usize::from(next & 0x3f);
-            let entry = table[cp - 0x80];
+            let entry = two_byte_entry(b, next);
             if entry & TWO_BYTE_WORD == 0 {
                 break;
             }
@@ -385,10 +383,7 @@ fn word_beyond_ascii(
         if !is_word_char(c) {
             break;
         }
-        let mut buf = [0u8; 4];
-        for lc in c.to_lowercase() {
-            lower.extend_from_slice(lc.encode_utf8(&mut buf).as_bytes());
-        }
+        push_lower(lower, &text[end..end + c.len_utf8()]);
         end += c.len_utf8();
     }
     if end == from {
@@ -405,8 +400,7 @@ fn word_beyond_ascii(
 fn char_at(text: &str, i: usize) -> (bool, usize) {
     let bytes = text.as_bytes();
     if let (Some(&b @ 0xc2..=0xdf), Some(&next)) = (bytes.get(i), bytes.get(i + 1)) {
-        let cp = (usize::from(b & 0x1f) << 6) | usize::from(next & 0x3f);
-        return (two_byte_chars()[cp - 0x80] & TWO_BYTE_WORD != 0, 2);
+        return (two_byte_entry(b, next) & TWO_BYTE_WORD != 0, 2);
     }
     let c = text[i..].chars().next().unwrap_or_default();
     (is_caseless_letter(c) || is_word_char(c), c.len_utf8())
@@ -428,6 +422,12 @@ fn is_caseless_letter(c: char) -> bool {
             | 0x4e00..=0x9fff
             | 0xac00..=0xd7a3
     )
+}
+
+/// The [`two_byte_chars`] entry of the two-byte character whose UTF-8 is `lead`, `next`
+/// (`lead` in 0xC2–0xDF).
+fn two_byte_entry(lead: u8, next: u8) -> u16 {
+    two_byte_chars()[((usize::from(lead & 0x1f) << 6) | usize::from(next & 0x3f)) - 0x80]
 }
 
 /// [`two_byte_chars`]: the character is a word character.
@@ -495,6 +495,25 @@ pub fn sequence_step(h: u64, w: u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The words of `text` found a character at a time, each hashed on its own from its
+    /// lower case by the standard library: the rule the one-pass scan must keep.
+    fn two_passes(text: &str) -> Vec<(Range<usize>, u64)> {
+        let mut out = Vec::new();
+        let mut start = None;
+        for (i, c) in text.char_indices().chain([(text.len(), ' ')]) {
+            match (is_word_char(c) && i < text.len(), start) {
+                (true, None) => start = Some(i),
+                (false, Some(s)) => {
+                    let lowered: String = text[s..i].chars().flat_map(char::to_lowercase).collect();
+                    out.push((s..i, hash_bytes(lowered.as_bytes())));
+                    start = None;
+                }
+                _ => {}
+            }
+        }
+        out
+    }
 
     #[test]
     fn stop_list_is_sorted_for_binary_search() {
@@ -592,20 +611,7 @@ mod tests {
             ] {
                 let mut found = Vec::new();
                 scan(&text, |r, h| found.push((r, h)));
-                let mut want = Vec::new();
-                let mut start = None;
-                for (i, ch) in text.char_indices().chain([(text.len(), ' ')]) {
-                    match (is_word_char(ch) && i < text.len(), start) {
-                        (true, None) => start = Some(i),
-                        (false, Some(s)) => {
-                            let lowered: String =
-                                text[s..i].chars().flat_map(char::to_lowercase).collect();
-                            want.push((s..i, hash_bytes(lowered.as_bytes())));
-                            start = None;
-                        }
-                        _ => {}
-                    }
-                }
+                let want = two_passes(&text);
                 assert_eq!(found, want, "U+{cp:04X} in {text:?}");
             }
         }
@@ -642,24 +648,8 @@ mod tests {
 
     #[test]
     fn one_pass_finds_and_hashes_words_as_two_passes_did() {
-        // The words found a character at a time, then each hashed on its own: the rule the
-        // one-pass scan must keep, on ASCII, accented, multi-byte and case-changing text
-        // ('İ' lowers to two characters), digits, `_` and punctuation.
-        fn two_passes(text: &str) -> Vec<(Range<usize>, u64)> {
-            let mut out = Vec::new();
-            let mut start = None;
-            for (i, c) in text.char_indices().chain([(text.len(), ' ')]) {
-                match (is_word_char(c) && i < text.len(), start) {
-                    (true, None) => start = Some(i),
-                    (false, Some(s)) => {
-                        out.push((s..i, hash_lower(&text[s..i])));
-                        start = None;
-                    }
-                    _ => {}
-                }
-            }
-            out
-        }
+        // On ASCII, accented, multi-byte and case-changing text ('İ' lowers to two
+        // characters), digits, `_` and punctuation; `hash_lower` of each word agrees.
         let pieces = [
             "a", "Z", "pg_dump", "É", "é", "İ", "ß", "日本", "9", " ", ", ", "-", "'", "—",
             "\u{a0}", "Ωmega", "x\u{301}",
@@ -673,6 +663,9 @@ mod tests {
             let mut found = Vec::new();
             scan(&text, |r, h| found.push((r, h)));
             assert_eq!(found, two_passes(&text), "{text:?}");
+            for (range, hash) in &found {
+                assert_eq!(hash_lower(&text[range.clone()]), *hash, "{text:?}");
+            }
             words_seen += found.len();
         }
         assert!(words_seen > 20_000, "{words_seen}");
