@@ -10,7 +10,6 @@
 //! what a block holding D's best phrase would get, so a floor means the same on every site.
 
 use std::cell::RefCell;
-use std::collections::HashMap;
 use std::fmt;
 use std::ops::Range;
 
@@ -488,7 +487,7 @@ pub struct Prepared<'a> {
     /// within a word: the page's inverted index.
     postings: Vec<(u32, u32)>,
     /// Each word's dense id, so a query word is found in one probe.
-    ids: HashMap<u64, u32, foldhash::fast::RandomState>,
+    ids: WordIds,
     /// Where each id's postings start (and, last, where they end).
     first: Vec<usize>,
     /// [`Query::place`]'s buffers, reused by every row of the page.
@@ -512,17 +511,12 @@ impl<'a> Prepared<'a> {
         // it is first seen, a block's posting for a word is made at the word's first
         // occurrence in the block and counted up after, then the postings are grouped by word
         // (a counting sort keeps them in block order within each word).
-        let mut ids: HashMap<u64, u32, foldhash::fast::RandomState> =
-            HashMap::with_capacity_and_hasher(
-                hashes.len() / 2,
-                foldhash::fast::RandomState::default(),
-            );
+        let mut ids = WordIds::with_room(hashes.len());
         let mut last: Vec<(usize, usize)> = Vec::new();
         let mut made: Vec<(u32, u32, u32)> = Vec::new();
         for (b, w) in starts.windows(2).enumerate() {
             for &h in &hashes[w[0]..w[1]] {
-                let fresh = u32::try_from(ids.len()).unwrap_or(u32::MAX);
-                let id = *ids.entry(h).or_insert(fresh) as usize;
+                let id = ids.id_of(h) as usize;
                 if id == last.len() {
                     last.push((usize::MAX, 0));
                 }
@@ -583,12 +577,76 @@ impl<'a> Prepared<'a> {
     /// Where the postings of a word are in `postings`: the blocks holding it, in block
     /// order, with its occurrences in each (an empty range for a word not on the page).
     fn posting_range(&self, hash: u64) -> (u32, u32) {
-        match self.ids.get(&hash) {
-            Some(&id) => (
+        match self.ids.get(hash) {
+            Some(id) => (
                 self.first[id as usize] as u32,
                 self.first[id as usize + 1] as u32,
             ),
             None => (0, 0),
+        }
+    }
+}
+
+/// A page's distinct words, each with a dense id in the order first seen: an open-addressing
+/// table (linear probing) sized at twice the page's words, so it never fills. The word
+/// hashes are already mixed ([`super::text`]'s finalizer), so their low bits index it
+/// directly; a general hash map hashed each again and was most of [`Prepared::new`] past the
+/// words themselves.
+#[derive(Debug, Clone)]
+struct WordIds {
+    /// (word hash, id), [`WordIds::EMPTY`] as the id of a free slot.
+    slots: Vec<(u64, u32)>,
+    mask: usize,
+    len: u32,
+}
+
+impl WordIds {
+    const EMPTY: u32 = u32::MAX;
+
+    /// A table for up to `words` distinct words.
+    fn with_room(words: usize) -> Self {
+        let size = (2 * words).next_power_of_two().max(16);
+        WordIds {
+            slots: vec![(0, Self::EMPTY); size],
+            mask: size - 1,
+            len: 0,
+        }
+    }
+
+    /// How many distinct words it holds.
+    fn len(&self) -> usize {
+        self.len as usize
+    }
+
+    /// `hash`'s id, given the next one if it is new.
+    fn id_of(&mut self, hash: u64) -> u32 {
+        let mut at = hash as usize & self.mask;
+        loop {
+            let slot = &mut self.slots[at];
+            if slot.1 == Self::EMPTY {
+                *slot = (hash, self.len);
+                self.len += 1;
+                return slot.1;
+            }
+            if slot.0 == hash {
+                return slot.1;
+            }
+            at = (at + 1) & self.mask;
+        }
+    }
+
+    /// `hash`'s id, if it is a word of the page.
+    fn get(&self, hash: u64) -> Option<u32> {
+        let mut at = hash as usize & self.mask;
+        loop {
+            let (h, id) = self.slots[at];
+            if id == Self::EMPTY {
+                return None;
+            }
+            if h == hash {
+                return Some(id);
+            }
+            at = (at + 1) & self.mask;
         }
     }
 }
