@@ -677,6 +677,37 @@ mod tests {
     use crate::passage::blocks::split_html;
     use crate::passage::stats::{StatsBuilder, TemplateRules};
 
+    #[test]
+    fn word_ids_are_dense_in_first_seen_order_whatever_the_hashes_low_bits() {
+        // Hashes that share their low bits probe past each other; 0 is an ordinary hash.
+        let hashes = [
+            7u64 << 40,
+            5,
+            7u64 << 40,
+            0,
+            (3 << 50) | 5,
+            5,
+            u64::MAX,
+            16,
+            32,
+        ];
+        let mut ids = WordIds::with_room(hashes.len());
+        let got: Vec<u32> = hashes.iter().map(|&h| ids.id_of(h)).collect();
+        assert_eq!(got, [0, 1, 0, 2, 3, 1, 4, 5, 6]);
+        assert_eq!(ids.len(), 7);
+        for (&h, &id) in hashes.iter().zip(&got) {
+            assert_eq!(ids.get(h), Some(id));
+        }
+        assert_eq!(ids.get(48), None);
+        assert_eq!(ids.get(1), None);
+        // As many distinct words as it has room for: it never fills.
+        let mut full = WordIds::with_room(100);
+        for h in 0..100u64 {
+            assert_eq!(full.id_of(h << 32), h as u32);
+        }
+        assert_eq!(full.get(100 << 32), None);
+    }
+
     /// A small site: filler pages so that words have document frequencies, and a footer on
     /// every page.
     fn site(extra: &[&str]) -> SiteStats {
