@@ -125,8 +125,9 @@ if [ -n "${EXACT:-}" ]; then
   EPARSE=$(embeddings_read "$DIR/linkgap-exact.err")
   ECRAWL=$(crawl_read "$DIR/linkgap-exact.err")
   echo "reading, approximate run / exact run: embeddings $PARSE / $EPARSE s, crawl $CRAWL / $ECRAWL s (the faster of each is compared)"
-  PARSE=$(awk -v a="$PARSE" -v b="$EPARSE" 'BEGIN { print (a < b ? a : b) }')
-  CRAWL=$(awk -v a="$CRAWL" -v b="$ECRAWL" 'BEGIN { print (a < b ? a : b) }')
+  faster() { awk -v a="$1" -v b="$2" 'BEGIN { print (a < b ? a : b) }'; }
+  PARSE=$(faster "$PARSE" "$EPARSE")
+  CRAWL=$(faster "$CRAWL" "$ECRAWL")
 fi
 echo "== $(basename "$AWK") -F, '{n+=NF}': embeddings ${AWK_EMB} s, All Inlinks + Internal: All ${AWK_CRAWL} s"
 awk -v a="$PARSE" -v b="$AWK_EMB" -v c="$CRAWL" -v d="$AWK_CRAWL" 'BEGIN {

@@ -78,13 +78,12 @@ fn main() {
         reference / fast
     );
     let split: Vec<Vec<blocks::Block>> = pages.iter().map(|p| blocks::split_html(p)).collect();
-    let texts: Vec<String> = split.iter().flatten().map(|b| b.text.clone()).collect();
-    let text_mb = texts.iter().map(String::len).sum::<usize>() as f64 / 1e6;
+    let text_mb = split.iter().flatten().map(|b| b.text.len()).sum::<usize>() as f64 / 1e6;
     let (hashing, words) = best_of(rounds, || {
         let mut words = 0usize;
         let mut mix = 0u64;
-        for t in &texts {
-            text::for_each_hash(t, |h| {
+        for block in split.iter().flatten() {
+            text::for_each_hash(&block.text, |h| {
                 words += 1;
                 mix ^= h;
             });

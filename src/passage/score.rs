@@ -618,36 +618,29 @@ impl WordIds {
         self.len as usize
     }
 
-    /// `hash`'s id, given the next one if it is new.
-    fn id_of(&mut self, hash: u64) -> u32 {
+    /// The slot holding `hash`, or the free slot where it would go.
+    fn slot(&self, hash: u64) -> usize {
         let mut at = hash as usize & self.mask;
-        loop {
-            let slot = &mut self.slots[at];
-            if slot.1 == Self::EMPTY {
-                *slot = (hash, self.len);
-                self.len += 1;
-                return slot.1;
-            }
-            if slot.0 == hash {
-                return slot.1;
-            }
+        while self.slots[at].1 != Self::EMPTY && self.slots[at].0 != hash {
             at = (at + 1) & self.mask;
         }
+        at
+    }
+
+    /// `hash`'s id, given the next one if it is new.
+    fn id_of(&mut self, hash: u64) -> u32 {
+        let at = self.slot(hash);
+        if self.slots[at].1 == Self::EMPTY {
+            self.slots[at] = (hash, self.len);
+            self.len += 1;
+        }
+        self.slots[at].1
     }
 
     /// `hash`'s id, if it is a word of the page.
     fn get(&self, hash: u64) -> Option<u32> {
-        let mut at = hash as usize & self.mask;
-        loop {
-            let (h, id) = self.slots[at];
-            if id == Self::EMPTY {
-                return None;
-            }
-            if h == hash {
-                return Some(id);
-            }
-            at = (at + 1) & self.mask;
-        }
+        let id = self.slots[self.slot(hash)].1;
+        (id != Self::EMPTY).then_some(id)
     }
 }
 

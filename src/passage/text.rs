@@ -386,11 +386,8 @@ fn word_beyond_ascii(
         push_lower(lower, &text[end..end + c.len_utf8()]);
         end += c.len_utf8();
     }
-    if end == from {
-        // The ASCII word ends at a character beyond ASCII that is no word character.
-        f(start..end, hash_ascii(bytes, start, end));
-        return end;
-    }
+    // Also for an ASCII word that ends at a character beyond ASCII (`end == from`): `lower`
+    // holds its lower case, and `hash_bytes` of it is `hash_ascii`'s hash.
     f(start..end, hash_bytes(lower));
     end
 }
