@@ -14,6 +14,8 @@ use crate::links::LinkStatus;
 
 mod files;
 mod package;
+mod rows;
+mod stream;
 
 pub use files::clean_up_on_signals;
 use files::{CsvSheet, Temporary, temp_path, untrack};
@@ -243,6 +245,32 @@ impl Formats {
             .chain([after_bold])
     }
 
+    /// Each format's style number: its place among the registered formats, after the
+    /// default format (0), counting formats equal to an earlier one once (the statuses
+    /// share colours), as `rust_xlsxwriter` numbers them.
+    fn numbers(&self) -> rows::StyleNumbers {
+        let all: Vec<&Format> = self.all().collect();
+        let number = |format: &Format| {
+            let mut n = 0;
+            for (i, f) in all.iter().enumerate() {
+                if !all[..i].contains(f) {
+                    n += 1;
+                }
+                if std::ptr::eq(*f, format) {
+                    return n;
+                }
+            }
+            0
+        };
+        rows::StyleNumbers {
+            wrap: number(&self.wrap),
+            percent: number(&self.percent),
+            decimal: number(&self.decimal),
+            url: number(&self.url),
+            statuses: self.statuses.iter().map(|(s, f)| (*s, number(f))).collect(),
+        }
+    }
+
     fn status(&self, s: LinkStatus) -> &Format {
         &self
             .statuses
@@ -285,18 +313,14 @@ pub struct WorkbookWriter {
     rows_per_sheet: usize,
     /// Large sheet parts written in workbooks of their own, saved beside the main one
     /// ([`package`]).
-    parts: Vec<Part>,
+    parts: Vec<stream::Part>,
     /// Whether a large part of [`add_rows_beside`](Self::add_rows_beside)'s second sheet goes
     /// to a workbook of its own (always, but in the test that compares both ways).
     separate_parts: bool,
 }
 
-/// A large sheet part in a workbook of its own.
-struct Part {
-    workbook: Workbook,
-    /// Its placeholder's index among the main workbook's worksheets.
-    index: usize,
-}
+/// The deflate level of every part of the package (see [`new_workbook`]).
+const COMPRESSION_LEVEL: u8 = 2;
 
 /// A workbook with the run's settings and its formats registered, in a fixed order.
 fn new_workbook(formats: &Formats) -> Workbook {
@@ -306,7 +330,7 @@ fn new_workbook(formats: &Formats) -> Workbook {
     // it deflates 1.5–1.9× as fast as level 3 for a file 4–5% larger; level 3 had taken
     // about 40% off the default level 6 (a 200,000-page run) for a file ~15% larger.
     // Level 1 (static trees) is faster again but ~35% larger than 3.
-    workbook.set_zip_compression_level(2);
+    workbook.set_zip_compression_level(COMPRESSION_LEVEL);
     // A format gets its style number when first used; two sheets filled at once
     // (add_rows_beside) would number them in whichever order the threads reach them, and
     // the same workbook would differ from run to run. Registering every format first
@@ -431,17 +455,17 @@ impl WorkbookWriter {
             .split_at_mut(b.worksheets.start);
         let ws_a = &mut head[a.worksheets.clone()];
         let sheet_b = second.0;
-        let targets: Vec<&mut Worksheet> = if separate {
+        let targets: Vec<Target> = if separate {
             self.parts[first_part..]
                 .iter_mut()
-                .map(|p| &mut p.workbook.worksheets_mut()[package::PART_SHEET])
+                .map(Target::Part)
                 .collect()
         } else {
-            tail[..parts].iter_mut().collect()
+            tail[..parts].iter_mut().map(Target::Worksheet).collect()
         };
         // Rows written to each part, for its placeholder's autofilter.
         let written = std::sync::Mutex::new(vec![0u32; parts]);
-        let mut jobs: Vec<(usize, &mut Worksheet, Option<B>, &mut Option<CsvSheet>)> = targets
+        let mut jobs: Vec<(usize, Target, Option<B>, &mut Option<CsvSheet>)> = targets
             .into_iter()
             .enumerate()
             .zip(
@@ -468,24 +492,27 @@ impl WorkbookWriter {
             let take_parts = || -> Result<(), XlsxError> {
                 loop {
                     let job = jobs.lock().map_or(None, |mut j| j.pop());
-                    let Some((k, ws, rows, csv)) = job else {
+                    let Some((k, target, rows, csv)) = job else {
                         if let Some(f) = idle.lock().ok().and_then(|mut f| f.take()) {
                             f();
                         }
                         return Ok(());
                     };
                     let mut rows = built_ahead(scope, rows.into_iter().flatten());
-                    let filled = without_write_panics(|| {
-                        to.fill(std::slice::from_mut(ws), sheet_b, rows.by_ref(), csv)
+                    let filled = without_write_panics(|| match target {
+                        Target::Worksheet(ws) => to
+                            .fill(std::slice::from_mut(ws), sheet_b, rows.by_ref(), csv)
+                            .map(|counts| counts.iter().sum()),
+                        Target::Part(part) => part.fill(to, sheet_b, &mut rows, csv),
                     })
-                    .and_then(|counts| {
+                    .and_then(|count| {
                         // A part longer than a worksheet (not one of `parts`) loses no row
                         // silently.
                         if rows.next().is_some() {
                             return Err(XlsxError::RowColumnLimitError);
                         }
                         if let Ok(mut w) = written.lock() {
-                            w[k] = counts.iter().sum();
+                            w[k] = count;
                         }
                         Ok(())
                     });
@@ -556,16 +583,16 @@ impl WorkbookWriter {
                 sheet.name.clone()
             };
             if separate {
-                // An empty placeholder here; the rows go to the part's own workbook.
+                // An empty placeholder here; the rows go to the part's own package.
                 self.workbook.add_worksheet().set_name(&name)?;
-                let mut workbook = new_workbook(&self.formats);
-                workbook.add_worksheet();
-                let ws = workbook.add_worksheet_with_constant_memory()?;
-                ws.set_name(&name)?;
-                write_header(ws, sheet, &self.formats)?;
-                self.parts.push(Part {
-                    workbook,
+                let file = part_path(&temp_path(&self.path), self.parts.len() + 1);
+                self.parts.push(stream::Part {
+                    workbook: stream::part_workbook(&self.formats, sheet, &name)?,
                     index: first + part,
+                    file: Temporary::new(file),
+                    rows: len
+                        .saturating_sub(part * self.rows_per_sheet)
+                        .min(self.rows_per_sheet),
                 });
                 continue;
             }
@@ -585,30 +612,18 @@ impl WorkbookWriter {
         })
     }
 
-    /// Save the main workbook and each [`Part`] to temporary files, side by side on the rayon
-    /// pool (idle by then), and join them into one package at `tmp` ([`package`]). The
-    /// temporary files are removed whatever happens.
+    /// Save the main workbook to a temporary file and join it and the [`stream::Part`]s,
+    /// already written, into one package at `tmp` ([`package`]). The temporary files are
+    /// removed whatever happens.
     fn save_in_parts(&mut self, tmp: &Path) -> Result<(), XlsxError> {
-        use rayon::prelude::*;
-        let paths: Vec<Temporary> = (0..=self.parts.len())
-            .map(|k| Temporary::new(part_path(tmp, k)))
-            .collect();
-        let mut saves: Vec<(&mut Workbook, &Path)> = std::iter::once(&mut self.workbook)
-            .chain(self.parts.iter_mut().map(|p| &mut p.workbook))
-            .zip(paths.iter().map(Temporary::path))
-            .collect();
-        // After an error the saves not yet started are skipped; the package is abandoned.
-        saves
-            .par_iter_mut()
-            .with_max_len(1)
-            .try_for_each(|(workbook, path)| without_write_panics(|| workbook.save(path)))?;
+        let main = Temporary::new(part_path(tmp, 0));
+        without_write_panics(|| self.workbook.save(main.path()))?;
         let parts: Vec<(usize, &Path)> = self
             .parts
             .iter()
-            .zip(&paths[1..])
-            .map(|(p, path)| (p.index, path.path()))
+            .map(|p| (p.index, p.file.path()))
             .collect();
-        package::join(paths[0].path(), &parts, tmp)
+        package::join(main.path(), &parts, tmp)
     }
 
     /// Keep a written CSV under its temporary name until [`finish`](Self::finish).
@@ -657,6 +672,14 @@ impl Drop for WorkbookWriter {
             untrack(&tmp);
         }
     }
+}
+
+/// Where one part of a sheet is filled.
+enum Target<'a> {
+    /// A worksheet of the main workbook.
+    Worksheet(&'a mut Worksheet),
+    /// A package of its own.
+    Part(&'a mut stream::Part),
 }
 
 /// The worksheets and the CSV one sheet is written to.
@@ -837,13 +860,7 @@ fn write_row(
                 ws.write_string(r, c, cut(s, MAX_CELL_CHARS).as_ref())?;
             }
             Cell::Url(u) => {
-                let linked = *links < MAX_LINKS_PER_SHEET
-                    && u.len() <= MAX_URL_CHARS
-                    && (u.starts_with("http://") || u.starts_with("https://"))
-                    && ws.write_url_with_format(r, c, u.as_str(), &f.url).is_ok();
-                if linked {
-                    *links += 1;
-                } else {
+                if !link(ws, (r, c), u, &f.url, links) {
                     ws.write_string(r, c, cut(u, MAX_CELL_CHARS).as_ref())?;
                 }
             }
@@ -874,6 +891,25 @@ fn write_row(
         }
     }
     Ok(())
+}
+
+/// Write `url` at `(r, c)` as a hyperlink if Excel can take one more (`links` so far) and
+/// it is one; whether it was.
+fn link(
+    ws: &mut Worksheet,
+    (r, c): (u32, u16),
+    url: &str,
+    format: &Format,
+    links: &mut usize,
+) -> bool {
+    let linked = *links < MAX_LINKS_PER_SHEET
+        && url.len() <= MAX_URL_CHARS
+        && (url.starts_with("http://") || url.starts_with("https://"))
+        && ws.write_url_with_format(r, c, url, format).is_ok();
+    if linked {
+        *links += 1;
+    }
+    linked
 }
 
 /// A text with its span in bold, as a rich string; plain text when the span is empty, out of
@@ -1083,21 +1119,71 @@ mod tests {
                 Column::new("Share", 8.0),
                 Column::new("Status", 8.0),
                 Column::new("Decision", 8.0),
+                Column::wrapped("Count", 8.0),
+                Column::styled("Mean", 8.0, ColumnStyle::Decimal),
+                Column::new("Note", 8.0),
             ],
         );
         sheet_b.dropdowns.push((5, vec!["yes".into(), "no".into()]));
+        // Texts Excel escapes or keeps the white space of, and spans a rich string cannot
+        // take, in turn.
+        let texts = [
+            " lead and trail\t",
+            "_x0041_ is escaped, _x00G1_ not",
+            "bell\u{7} and \u{FFFF} and Ä",
+            "",
+        ];
+        let marked = |i: i64| {
+            let s = format!("  see the page {i} & <more> here ");
+            match i % 6 {
+                0 => Cell::Marked(s, 0..6),
+                1 => Cell::Marked(s.clone(), s.len() - 5..s.len()),
+                2 => Cell::Marked(s, 3..3),
+                3 => Cell::Marked(s, 1..99),
+                4 => Cell::Marked("_x0041_ in a run".into(), 8..10),
+                _ => Cell::Marked(s, 6..9),
+            }
+        };
         let row_b = |i: i64| {
+            if i == 7 {
+                // A row of nothing is not written.
+                return vec![Cell::Empty; 9];
+            }
             vec![
-                Cell::Url(format!("https://e.com/{i}")),
-                Cell::Marked(format!("see the page {i} here"), 4..8),
-                Cell::Number(i as f64 / 3.0),
+                match i % 5 {
+                    0 => Cell::Url(format!("ftp://e.com/{i}")),
+                    1 => Cell::Url(format!("https://e.com/{i}?a=1&b=<{i}>")),
+                    _ => Cell::Url(format!("https://e.com/{i}")),
+                },
+                marked(i),
+                match i % 4 {
+                    0 => Cell::Number(f64::NAN),
+                    1 => Cell::Number(-1e21 * i as f64),
+                    _ => Cell::Number(i as f64 / 3.0),
+                },
                 Cell::Percent(1.0 / (1.0 + i as f64)),
-                Cell::Status(LinkStatus::TemplateOnly),
+                Cell::Status(
+                    [
+                        LinkStatus::TemplateOnly,
+                        LinkStatus::Body,
+                        LinkStatus::BodyNofollow,
+                        LinkStatus::ViaRedirect,
+                        LinkStatus::NotFound,
+                        LinkStatus::NearDuplicate,
+                    ][i as usize % 6],
+                ),
                 if i % 2 == 0 {
                     Cell::Empty
                 } else {
                     Cell::text("a < b & \"c\"")
                 },
+                Cell::Int(i * 1_000_003 - 5),
+                if i % 3 == 0 {
+                    Cell::Number(f64::INFINITY)
+                } else {
+                    Cell::Int(i)
+                },
+                Cell::text(texts[i as usize % texts.len()]),
             ]
         };
         let write = |separate: bool| {
@@ -1149,7 +1235,18 @@ mod tests {
         assert_eq!(names(&in_parts), names(&whole));
         assert!(names(&whole).contains(&"xl/worksheets/_rels/sheet4.xml.rels".to_string()));
         for ((name, a), (_, b)) in whole.iter().zip(&in_parts) {
-            assert!(a == b, "{name} differs");
+            if a != b {
+                let at = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+                let show = |x: &[u8]| {
+                    String::from_utf8_lossy(&x[at.saturating_sub(150)..(at + 150).min(x.len())])
+                        .into_owned()
+                };
+                panic!(
+                    "{name} differs at byte {at}:\n{}\n-- in parts --\n{}",
+                    show(a),
+                    show(b)
+                );
+            }
         }
         // Only the two workbooks are left: no part's temporary file.
         let mut left: Vec<String> = fs::read_dir(&dir)

@@ -121,7 +121,7 @@ fn entry_bytes(archive: &mut Archive, name: &str) -> Result<Vec<u8>, XlsxError> 
 }
 
 /// The package entry of the worksheet at `index` (0-based) among a workbook's worksheets.
-fn sheet_name(index: usize) -> String {
+pub(super) fn sheet_name(index: usize) -> String {
     format!("xl/worksheets/sheet{}.xml", index + 1)
 }
 
