@@ -311,11 +311,11 @@ pub struct WorkbookWriter {
     csvs: Vec<(PathBuf, PathBuf)>,
     /// Data rows per worksheet: Excel's limit ([`MAX_DATA_ROWS`]); smaller in tests.
     rows_per_sheet: usize,
-    /// Large sheet parts written in workbooks of their own, saved beside the main one
+    /// Large sheet parts written in packages of their own as they are filled
     /// ([`package`]).
     parts: Vec<stream::Part>,
     /// Whether a large part of [`add_rows_beside`](Self::add_rows_beside)'s second sheet goes
-    /// to a workbook of its own (always, but in the test that compares both ways).
+    /// to a package of its own (always, but in the test that compares both ways).
     separate_parts: bool,
 }
 
@@ -428,8 +428,8 @@ impl WorkbookWriter {
     {
         let mut a = self.reserve(first.0, first.1)?;
         let parts = second.2.len().max(1);
-        // A large second sheet's parts are filled in workbooks of their own, so that they are
-        // also saved on their own cores ([`package`]).
+        // A large second sheet's parts are filled into packages of their own, compressed as
+        // they are filled, on whichever core fills them ([`package`], [`stream`]).
         let separate = self.separate_parts && second.1 > CONSTANT_MEMORY_ROWS;
         let first_part = self.parts.len();
         let mut b = self.reserve_parts(second.0, second.1, parts, separate)?;
@@ -563,7 +563,7 @@ impl WorkbookWriter {
     }
 
     /// [`reserve`](Self::reserve) by the number of worksheets; with `separate`, each
-    /// worksheet in a workbook of its own (a [`Part`]), for a sheet of constant-memory size.
+    /// worksheet in a package of its own (a [`stream::Part`]), for a sheet of constant-memory size.
     fn reserve_parts(
         &mut self,
         sheet: &Sheet,
@@ -635,8 +635,8 @@ impl WorkbookWriter {
     }
 
     /// Save to a temporary file in the same folder, then rename, so a half-written workbook
-    /// never appears under the final name. With [`Part`]s, every workbook is saved on a
-    /// core of its own and the package joined from them ([`package`]).
+    /// never appears under the final name. With large parts, already written into packages
+    /// of their own, the main workbook is saved and one package joined from them all.
     pub fn finish(mut self) -> Result<(), XlsxError> {
         if let Some(bar) = &self.progress {
             bar.set_message("Compressing the workbook");
@@ -1104,10 +1104,12 @@ mod tests {
 
     #[test]
     fn a_sheet_saved_in_parts_is_the_sheet_saved_whole() {
-        // Every kind of cell, hyperlinks (a sheet's own relationships), a wrapped column and
-        // a dropdown, in a second sheet of two constant-memory parts, written once into the
-        // main workbook and once into workbooks of their own joined after: the packages must
-        // hold the same files, byte for byte, but the creation time.
+        // Every kind of cell (with the texts Excel escapes), hyperlinks (a sheet's own
+        // relationships), a wrapped column and a dropdown, in a second sheet of two
+        // constant-memory parts, written once by rust_xlsxwriter into the main workbook and
+        // once by linkgap's own rows into packages of their own joined after
+        // ([`stream`]): the packages must hold the same files, byte for byte, but the
+        // creation time.
         let dir = std::env::temp_dir().join(format!("linkgap-parts-{}", std::process::id()));
         fs::create_dir_all(&dir).unwrap();
         let mut sheet_b = Sheet::new(

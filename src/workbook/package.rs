@@ -1,13 +1,14 @@
 //! A workbook saved in parts: the main workbook (every sheet, with an empty placeholder
-//! worksheet where a large part belongs) and one workbook of its own per large part, each
-//! saved on its own core, then joined into one package by copying their compressed entries.
+//! worksheet where a large part belongs) and one package of its own per large part, written
+//! and compressed as the part is filled ([`super::stream`]), on whichever core fills it,
+//! then joined into one package by copying their compressed entries.
 //!
 //! Why: `rust_xlsxwriter` deflates a workbook's parts one after another on one thread, and a
 //! large Queue's XML (hundreds of MB at 100,000 pages, gigabytes at a million) made the save
-//! the longest stretch of a run with one core idle. A part saved in another workbook is the
+//! the longest stretch of a run with one core idle. A part in a package of its own is the
 //! same XML: the formats are registered in the same order in every workbook (so a cell's
 //! style number is the same), a constant-memory worksheet writes its strings inline (so it
-//! needs no shared-string table), and the part is the second sheet of its workbook (so,
+//! needs no shared-string table), and the part is the second sheet of its package (so,
 //! like every sheet but the first, it is not the selected tab). The main workbook's
 //! placeholder carries what the workbook itself says about the part: its name, and the
 //! defined names of its autofilter and printed header row. The join checks that the styles
