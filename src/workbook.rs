@@ -1183,7 +1183,7 @@ mod tests {
                 if i % 3 == 0 {
                     Cell::Number(f64::INFINITY)
                 } else {
-                    Cell::Int(i)
+                    Cell::Number(i as f64 * 0.25)
                 },
                 Cell::text(texts[i as usize % texts.len()]),
             ]
