@@ -122,26 +122,73 @@ const UNDERLINKED_WEIGHT: f64 = 0.2;
 pub const PASSAGE_WEIGHT: f64 = 1.0;
 
 impl Candidate {
-    /// Priority 0–100, for the Queue's order and its budget:
-    /// `100 × (1 − e^−(score + passage)) × (0.8 + 0.2·underlinked) × importance`, where
-    /// `score` is the ranking's evidence (similarity plus link-graph evidence), `passage` the
-    /// suggested passage's strength (0–1; 0 without page text or a place),
-    /// `underlinked = 1 / (1 + ln(1 + body inlinks))` (1 for a page with no body inlinks, 0.29
-    /// with 10) and `importance` the destination's weight (1 without signals). The evidence
-    /// dominates by design: it is what predicts that a link belongs.
+    /// Priority 0–100, for the Queue's order and its budget (see [`priority`]).
     pub fn priority(&self) -> f64 {
-        let passage = match &self.placement {
-            Placement::Found(p) => p.strength.clamp(0.0, 1.0),
-            Placement::NotLooked | Placement::NoText | Placement::NoPlace(_) => 0.0,
-        };
-        let evidence = 1.0 - (-(f64::from(self.score.max(0.0)) + PASSAGE_WEIGHT * passage)).exp();
-        let underlinked = 1.0 / (1.0 + f64::from(self.destination_inlinks).ln_1p());
-        let value = 100.0
-            * evidence
-            * (1.0 - UNDERLINKED_WEIGHT + UNDERLINKED_WEIGHT * underlinked)
-            * self.importance;
-        (value * 10.0).round() / 10.0
+        priority(
+            self.score,
+            &self.placement,
+            self.destination_inlinks,
+            self.importance,
+        )
     }
+}
+
+/// A pair of the Queue's pool: what the passages and the budget need. The pool runs to
+/// millions of pairs with page text, four times the Queue or more; the rest of a row
+/// ([`Candidate`]: its URLs, fingerprints, rank, evidence, signals) is made only for the
+/// pairs the budget keeps.
+#[derive(Debug, Clone)]
+pub struct Pooled {
+    /// The crawl's ids of the source and the destination.
+    pub pages: (u32, u32),
+    /// The pair's index among the ranking's proposals.
+    pub proposal: usize,
+    /// The ranking's score.
+    pub score: f32,
+    /// Body inlinks of the destination.
+    pub destination_inlinks: u32,
+    /// Importance weight of the destination.
+    pub importance: f64,
+    /// Where the link would sit.
+    pub placement: Placement,
+}
+
+impl Pooled {
+    /// Priority 0–100 (see [`priority`]).
+    pub fn priority(&self) -> f64 {
+        priority(
+            self.score,
+            &self.placement,
+            self.destination_inlinks,
+            self.importance,
+        )
+    }
+}
+
+/// Priority 0–100, for the Queue's order and its budget:
+/// `100 × (1 − e^−(score + passage)) × (0.8 + 0.2·underlinked) × importance`, where
+/// `score` is the ranking's evidence (similarity plus link-graph evidence), `passage` the
+/// suggested passage's strength (0–1; 0 without page text or a place),
+/// `underlinked = 1 / (1 + ln(1 + body inlinks))` (1 for a page with no body inlinks, 0.29
+/// with 10) and `importance` the destination's weight (1 without signals). The evidence
+/// dominates by design: it is what predicts that a link belongs.
+pub fn priority(
+    score: f32,
+    placement: &Placement,
+    destination_inlinks: u32,
+    importance: f64,
+) -> f64 {
+    let passage = match placement {
+        Placement::Found(p) => p.strength.clamp(0.0, 1.0),
+        Placement::NotLooked | Placement::NoText | Placement::NoPlace(_) => 0.0,
+    };
+    let evidence = 1.0 - (-(f64::from(score.max(0.0)) + PASSAGE_WEIGHT * passage)).exp();
+    let underlinked = 1.0 / (1.0 + f64::from(destination_inlinks).ln_1p());
+    let value = 100.0
+        * evidence
+        * (1.0 - UNDERLINKED_WEIGHT + UNDERLINKED_WEIGHT * underlinked)
+        * importance;
+    (value * 10.0).round() / 10.0
 }
 
 /// A `--priority-urls` file that gives no weights, named with its path.

@@ -97,24 +97,19 @@ pub fn run(config: &RunConfig) -> Result<Outcome> {
     // The review queue.
     let preparing = progress.rows("Preparing the review queue");
     preparing.set_message("Preparing the review queue (candidates, earlier decisions)");
-    let (candidates, signals) = pooled(
-        config,
-        &compared,
+    let (pool, signals, fingerprints) = pooled(config, &compared, &crawl, &ranked, (matrix, dim));
+    let (kept, [budget_text, check_text, passages_text]) =
+        placed_and_budgeted(config, &crawl, &pages, &ranked, pool, progress, &mut report)?;
+    let candidates = queue::candidates(
         &crawl,
-        &ranked,
+        &ranked.ranking.kept,
         &neighbors,
-        (matrix, dim),
+        &fingerprints,
+        signals.as_ref(),
+        kept,
     );
+    drop(fingerprints);
     found.put_back(&compared, neighbors, config.top_k);
-    let (candidates, [budget_text, check_text, passages_text]) = placed_and_budgeted(
-        config,
-        &crawl,
-        &pages,
-        &ranked,
-        candidates,
-        progress,
-        &mut report,
-    )?;
     let analysis = Analysis {
         config,
         urls: &crawl.urls,
@@ -293,30 +288,32 @@ struct Sheets<'a> {
     checksum_paths: Vec<std::path::PathBuf>,
 }
 
-/// The ranking's kept pairs as the Queue's candidates, with the destinations' crawl signals.
-/// Takes the vectors: past their fingerprints they are not needed, and are freed before
-/// the passages and the sheets are built.
+/// The ranking's kept pairs as the Queue's pool, with the destinations' crawl signals and
+/// each compared page's fingerprint (by matrix row). Takes the vectors: past their
+/// fingerprints they are not needed, and are freed before the passages and the sheets are
+/// built.
 fn pooled(
     config: &RunConfig,
     compared: &Compared,
     crawl: &Crawl,
     ranked: &ranking::Ranked,
-    neighbors: &[Vec<crate::neighbors::Neighbor>],
     (matrix, dim): (Vec<f32>, usize),
-) -> (Vec<review::Candidate>, Option<queue::DestinationSignals>) {
+) -> (
+    Vec<review::Pooled>,
+    Option<queue::DestinationSignals>,
+    Vec<std::sync::Arc<str>>,
+) {
     let fingerprints = queue::fingerprints(&compared.order, &matrix, dim, crawl);
     drop(matrix);
     let signals = queue::DestinationSignals::new(&compared.targets, crawl);
-    let candidates = queue::candidates(
+    let pool = queue::pool(
         config,
         compared,
         crawl,
         &ranked.ranking.kept,
-        neighbors,
-        &fingerprints,
         signals.as_ref(),
     );
-    (candidates, signals)
+    (pool, signals, fingerprints)
 }
 
 /// The pool's passages, the budget over them, and the anchors of the rows it keeps; with
@@ -327,10 +324,10 @@ fn placed_and_budgeted(
     crawl: &Crawl,
     pages: &std::collections::BTreeMap<u32, pages::Page>,
     ranked: &ranking::Ranked,
-    mut candidates: Vec<review::Candidate>,
+    mut candidates: Vec<review::Pooled>,
     progress: Progress,
     report: &mut Report,
-) -> Result<(Vec<review::Candidate>, [String; 3])> {
+) -> Result<(Vec<review::Pooled>, [String; 3])> {
     // The sample is sized by the pages with a vector: Internal: All also lists images,
     // scripts and PDFs, which have no text.
     let with_vectors = pages.values().filter(|p| p.vector.is_some()).count();
@@ -342,7 +339,8 @@ fn placed_and_budgeted(
         progress,
         report,
     )?;
-    let mut budgeted = queue::apply_budget(candidates, config.ranking.budget);
+    let mut budgeted =
+        queue::apply_budget(candidates, config.ranking.budget, &|id| crawl.urls.url(id));
     if let Some(anchoring) = anchoring {
         anchoring.choose_all(&mut budgeted.kept);
     }

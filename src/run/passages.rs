@@ -16,7 +16,7 @@ use crate::normalize::normalize;
 use crate::passage::{self, Block, Prepared, Query, Sample, StatsBuilder, Target, TemplateRules};
 use crate::progress::Progress;
 use crate::report::Report;
-use crate::review::{Candidate, PassageBlock, Placement, SuggestedPassage};
+use crate::review::{PassageBlock, Placement, Pooled, SuggestedPassage};
 
 /// What the passage stage did, for the Summary and Run sheets.
 pub(super) struct PassageReport {
@@ -32,7 +32,7 @@ pub(super) struct PassageReport {
 
 impl PassageReport {
     /// Count the rows of the final Queue that have a passage.
-    pub(super) fn count(&mut self, queue: &[Candidate]) {
+    pub(super) fn count(&mut self, queue: &[Pooled]) {
         if self.read {
             self.rows = queue.len();
             self.found = queue
@@ -81,7 +81,7 @@ pub(super) fn suggest(
     config: &RunConfig,
     crawl: &Crawl,
     pages: usize,
-    candidates: &mut [Candidate],
+    candidates: &mut [Pooled],
     progress: Progress,
     report: &mut Report,
 ) -> Result<(PassageReport, Option<Anchoring>)> {
@@ -219,7 +219,7 @@ impl Anchoring {
     /// Choose the suggested anchor in the passage of each of `kept`, on every core. Chosen
     /// one row at a time as the Queue was written, on the thread building its rows, the
     /// anchors had sat on the write stage's longest path (4–8 s of the 100,000-page run).
-    pub(super) fn choose_all(self, kept: &mut [Candidate]) {
+    pub(super) fn choose_all(self, kept: &mut [Pooled]) {
         kept.par_iter_mut()
             .for_each_init(passage::AnchorScratch::default, |scratch, c| {
                 if let (Placement::Found(p), Some(query)) =
@@ -304,7 +304,7 @@ struct Destinations {
 
 impl Destinations {
     /// The destinations of `candidates`, whose page ids are below `pages`.
-    fn of(candidates: &[Candidate], pages: usize) -> Self {
+    fn of(candidates: &[Pooled], pages: usize) -> Self {
         let (index_of, pages) = first_seen(candidates.iter().map(|c| c.pages.1), pages);
         Destinations { index_of, pages }
     }
@@ -410,7 +410,7 @@ fn place_all(
     config: &RunConfig,
     crawl: &Crawl,
     table: &Table,
-    candidates: &mut [Candidate],
+    candidates: &mut [Pooled],
     queries: Queries,
     stats: &passage::SiteStats,
     progress: Progress,

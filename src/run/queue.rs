@@ -1,6 +1,6 @@
-//! The review queue: the ranking's proposals as Queue candidates (URLs, link status, each
-//! page's fingerprint), and the decisions of an earlier review carried onto them (or into
-//! History).
+//! The review queue: the ranking's proposals as the Queue's pool, the budget over it, the
+//! pairs it keeps as Queue candidates (URLs, link status, each page's fingerprint), and the
+//! decisions of an earlier review carried onto them (or into History).
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
@@ -15,7 +15,7 @@ use crate::links::LinkStatus;
 use crate::neighbors::Neighbor;
 use crate::rank::Proposal;
 use crate::report::Report;
-use crate::review::{self, Candidate, Existing, HistoryRow, Placement, QueueRow};
+use crate::review::{self, Candidate, Existing, HistoryRow, Placement, Pooled, QueueRow};
 
 use super::pages::Page;
 use super::search::Compared;
@@ -59,36 +59,61 @@ impl DestinationSignals {
     }
 }
 
-/// The ranking's proposals (ids are matrix rows) as candidates, best first. `neighbors` are
-/// the destinations' lists by row, for each pair's rank in them.
-pub(super) fn candidates(
+/// The ranking's proposals (ids are matrix rows) as the Queue's pool, best first: each
+/// allowed pair with what its priority needs. The pool runs to millions of pairs with page
+/// text, so they are filtered and built in parallel, in their order, and the rest of each
+/// row waits for the budget ([`candidates`]).
+pub(super) fn pool(
     config: &RunConfig,
     compared: &Compared,
+    crawl: &Crawl,
+    proposals: &[Proposal],
+    signals: Option<&DestinationSignals>,
+) -> Vec<Pooled> {
+    let body = crawl.links.body_sources();
+    // `--priority-urls` wins over the crawl's signals.
+    let crawl_weight = signals
+        .filter(|_| config.importance.is_empty())
+        .map(|s| &s.importance);
+    proposals
+        .par_iter()
+        .enumerate()
+        .filter_map(|(proposal, p)| {
+            let (s, d) = (
+                compared.order[p.source as usize],
+                compared.order[p.destination as usize],
+            );
+            compared.allowed(config, s, d).then(|| Pooled {
+                pages: (s, d),
+                proposal,
+                score: p.score,
+                destination_inlinks: body.of(d).len() as u32,
+                importance: crawl_weight.map_or_else(
+                    || config.importance.weight(crawl.urls.url(d)),
+                    |w| w.weight(d),
+                ),
+                placement: Placement::NotLooked,
+            })
+        })
+        .collect()
+}
+
+/// The pairs the budget kept (`kept`) as the Queue's candidates, in their order: their URLs
+/// (one shared copy per page), rank, evidence, link status, fingerprints and signals.
+/// `neighbors` are the destinations' lists by matrix row, for each pair's rank in them.
+pub(super) fn candidates(
     crawl: &Crawl,
     proposals: &[Proposal],
     neighbors: &[Vec<Neighbor>],
     fingerprints: &[Arc<str>],
     signals: Option<&DestinationSignals>,
+    kept: Vec<Pooled>,
 ) -> Vec<Candidate> {
-    let body = crawl.links.body_sources();
-    // The pool runs to millions of pairs with page text: they are filtered and built in
-    // parallel, in their order.
-    let allowed: Vec<(&Proposal, u32, u32)> = proposals
-        .par_iter()
-        .map(|p| {
-            (
-                p,
-                compared.order[p.source as usize],
-                compared.order[p.destination as usize],
-            )
-        })
-        .filter(|&(_, s, d)| compared.allowed(config, s, d))
-        .collect();
     // One shared copy of each page's URL, however many pairs it is in: by URL id, which is
-    // dense (a hash map here was two lookups per pair, millions of pairs with page text).
+    // dense (a hash map here was two lookups per pair).
     let mut shared: Vec<Option<Arc<str>>> = vec![None; crawl.urls.len()];
-    for &(_, s, d) in &allowed {
-        for id in [s, d] {
+    for c in &kept {
+        for id in [c.pages.0, c.pages.1] {
             shared[id as usize].get_or_insert_with(|| crawl.urls.url(id).into());
         }
     }
@@ -97,35 +122,30 @@ pub(super) fn candidates(
         || Arc::from([]),
         |s| std::iter::repeat_n(None, s.importance.shown.len()).collect(),
     );
-    // `--priority-urls` wins over the crawl's signals.
-    let crawl_weight = signals
-        .filter(|_| config.importance.is_empty())
-        .map(|s| &s.importance);
-    allowed
-        .into_par_iter()
-        .map(|(p, s, d)| {
-            let destination = url(d);
+    kept.into_par_iter()
+        .map(|c| {
+            let p = &proposals[c.proposal];
+            let (s, d) = c.pages;
             let rank = neighbors[p.destination as usize]
                 .iter()
                 .position(|n| n.id == p.source)
                 .map_or(0, |i| i as u32 + 1);
             Candidate {
-                pages: (s, d),
+                pages: c.pages,
                 source: url(s),
-                importance: crawl_weight
-                    .map_or_else(|| config.importance.weight(&destination), |w| w.weight(d)),
-                destination,
+                destination: url(d),
+                importance: c.importance,
                 similarity: p.features.similarity,
                 rank,
                 evidence: p.evidence(),
-                score: p.score,
+                score: c.score,
                 existing: if crawl.links.status(s, d) == LinkStatus::TemplateOnly {
                     Existing::TemplateOnly
                 } else {
                     Existing::Nothing
                 },
-                destination_inlinks: body.of(d).len() as u32,
-                placement: Placement::NotLooked,
+                destination_inlinks: c.destination_inlinks,
+                placement: c.placement,
                 source_fingerprint: fingerprints[p.source as usize].clone(),
                 destination_fingerprint: fingerprints[p.destination as usize].clone(),
                 destination_signals: signals
@@ -137,7 +157,7 @@ pub(super) fn candidates(
 
 /// What the budget kept, best first, and how many it cut by each cap.
 pub(super) struct Budgeted {
-    pub(super) kept: Vec<Candidate>,
+    pub(super) kept: Vec<Pooled>,
     pub(super) cut_by_destination: usize,
     pub(super) cut_by_source: usize,
     /// Pairs whose source text has no natural place for the link (with `--queue budget`).
@@ -149,7 +169,12 @@ pub(super) struct Budgeted {
 /// was read and has no natural place for the link is not queued: the method says not to
 /// force a page-level match into a paragraph that does not want it (Opportunities still
 /// lists the pair).
-pub(super) fn apply_budget(mut pool: Vec<Candidate>, budget: crate::rank::Budget) -> Budgeted {
+/// Ties in priority and score go by the pair's URLs (`url` names a page id).
+pub(super) fn apply_budget<'a>(
+    mut pool: Vec<Pooled>,
+    budget: crate::rank::Budget,
+    url: &(dyn Fn(u32) -> &'a str + Sync),
+) -> Budgeted {
     // The pool runs to millions with page text. The order is total (a pair is there once),
     // so sorting in parallel orders it the same. Priorities are rounded to a tenth, so most
     // comparisons go on to the score: both are packed beside the row's index, and only rows
@@ -164,8 +189,9 @@ pub(super) fn apply_budget(mut pool: Vec<Candidate>, budget: crate::rank::Budget
         pb.total_cmp(&pa)
             .then_with(|| sb.total_cmp(&sa))
             .then_with(|| {
-                (&pool[a].destination, &pool[a].source)
-                    .cmp(&(&pool[b].destination, &pool[b].source))
+                let (sa, da) = pool[a].pages;
+                let (sb, db) = pool[b].pages;
+                (url(da), url(sa)).cmp(&(url(db), url(sb)))
             })
     });
     let cap_d = budget.per_destination.unwrap_or(usize::MAX);
@@ -322,12 +348,14 @@ pub(super) fn carry_forward(
 mod tests {
     use super::*;
 
-    fn pair(s: u32, d: u32, score: f32, placement: Placement) -> Candidate {
-        Candidate {
+    fn pair(s: u32, d: u32, score: f32, placement: Placement) -> Pooled {
+        Pooled {
             pages: (s, d),
+            proposal: 0,
             score,
+            destination_inlinks: 0,
+            importance: 1.0,
             placement,
-            ..Candidate::example(&format!("https://e.com/{s}"), &format!("https://e.com/{d}"))
         }
     }
 
@@ -362,7 +390,8 @@ mod tests {
                 Placement::NoPlace(crate::passage::NoPlace::BelowFloor { best: 0.01 }),
             ),
         ];
-        let b = apply_budget(pool, budget);
+        let urls: Vec<String> = (0..10).map(|id| format!("https://e.com/{id}")).collect();
+        let b = apply_budget(pool, budget, &|id| urls[id as usize].as_str());
         // Kept rows come back in the pool's order (the Queue is sorted when it is carried).
         let kept: Vec<(u32, u32)> = b.kept.iter().map(|c| c.pages).collect();
         // (1, 7) wins the tie with (1, 8) by its URL and takes source 1's second place.
