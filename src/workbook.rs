@@ -893,6 +893,16 @@ fn write_row(
     Ok(())
 }
 
+/// Whether `span` of `s` can be a rich string's bold run: not empty, on character
+/// boundaries, in a text short enough not to be cut.
+fn boldable(s: &str, span: &std::ops::Range<usize>) -> bool {
+    !span.is_empty()
+        && span.end <= s.len()
+        && s.is_char_boundary(span.start)
+        && s.is_char_boundary(span.end)
+        && fits(s, MAX_CELL_CHARS)
+}
+
 /// Write `url` at `(r, c)` as a hyperlink if Excel can take one more (`links` so far) and
 /// it is one; whether it was.
 fn link(
@@ -923,12 +933,7 @@ fn write_marked(
     f: &Formats,
 ) -> Result<(), XlsxError> {
     let plain = Format::new();
-    let usable = !span.is_empty()
-        && span.end <= s.len()
-        && s.is_char_boundary(span.start)
-        && s.is_char_boundary(span.end)
-        && fits(s, MAX_CELL_CHARS);
-    if !usable {
+    if !boldable(s, &span) {
         ws.write_string(r, c, cut(s, MAX_CELL_CHARS).as_ref())?;
         return Ok(());
     }

@@ -8,7 +8,7 @@
 
 use std::io::Write;
 
-use super::{Cell, Column, ColumnStyle, MAX_CELL_CHARS, cut, fits};
+use super::{Cell, Column, ColumnStyle, MAX_CELL_CHARS, boldable, cut};
 use crate::links::LinkStatus;
 
 /// The style numbers (`s="…"`) of the workbook's formats, as registered
@@ -152,12 +152,7 @@ impl CellAt<'_> {
     /// A text with its span in bold, as a rich string; plain text when the span is empty,
     /// out of range or the text had to be cut (as [`super::write_marked`]).
     fn marked(&self, out: &mut Vec<u8>, style: u32, s: &str, span: std::ops::Range<usize>) {
-        let usable = !span.is_empty()
-            && span.end <= s.len()
-            && s.is_char_boundary(span.start)
-            && s.is_char_boundary(span.end)
-            && fits(s, MAX_CELL_CHARS);
-        if !usable {
+        if !boldable(s, &span) {
             return self.string(out, style, &cut(s, MAX_CELL_CHARS));
         }
         self.open(out, style);
