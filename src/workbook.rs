@@ -246,21 +246,25 @@ impl Formats {
     }
 
     /// Each format's style number: its place among the registered formats, after the
-    /// default format (0), counting formats equal to an earlier one once (the statuses
-    /// share colours), as `rust_xlsxwriter` numbers them.
+    /// default format (0); a format equal to an earlier one (the statuses share colours)
+    /// has the earlier one's number, as `rust_xlsxwriter` numbers them.
     fn numbers(&self) -> rows::StyleNumbers {
         let all: Vec<&Format> = self.all().collect();
-        let number = |format: &Format| {
-            let mut n = 0;
-            for (i, f) in all.iter().enumerate() {
-                if !all[..i].contains(f) {
-                    n += 1;
-                }
-                if std::ptr::eq(*f, format) {
-                    return n;
-                }
+        // A format equal to an earlier one takes the earlier one's number.
+        let mut numbers: Vec<u32> = Vec::with_capacity(all.len());
+        let mut next = 0;
+        for (i, f) in all.iter().enumerate() {
+            if let Some(j) = all[..i].iter().position(|e| e == f) {
+                numbers.push(numbers[j]);
+            } else {
+                next += 1;
+                numbers.push(next);
             }
-            0
+        }
+        let number = |format: &Format| {
+            all.iter()
+                .position(|f| std::ptr::eq(*f, format))
+                .map_or(0, |i| numbers[i])
         };
         rows::StyleNumbers {
             wrap: number(&self.wrap),
@@ -281,19 +285,29 @@ impl Formats {
     }
 }
 
-/// Whether `s` has at most `max` characters. A text of at most `max` bytes has, and needs no
-/// count: counting every cell's characters had been a twentieth of the Queue's writing thread,
-/// the write stage's longest path.
+/// Whether `s` is at most `max` long as Excel counts a cell's text (UTF-16 units: a
+/// character past U+FFFF counts two). A text of at most `max` bytes is, and needs no count:
+/// counting every cell's characters had been a twentieth of the Queue's writing thread, the
+/// write stage's longest path.
 fn fits(s: &str, max: usize) -> bool {
-    s.len() <= max || s.chars().count() <= max
+    s.len() <= max || s.encode_utf16().count() <= max
 }
 
-/// `s` as written into a cell of at most `max` characters: cut, with "…" as its last one.
+/// `s` as written into a cell of at most `max` UTF-16 units ([`fits`]): cut, with "…" as its
+/// last character.
 pub fn cut(s: &str, max: usize) -> std::borrow::Cow<'_, str> {
     if fits(s, max) {
         return s.into();
     }
-    let mut out: String = s.chars().take(max - 1).collect();
+    let mut out = String::new();
+    let mut units = 0;
+    for c in s.chars() {
+        units += c.len_utf16();
+        if units > max - 1 {
+            break;
+        }
+        out.push(c);
+    }
     out.push('…');
     out.into()
 }
@@ -894,13 +908,33 @@ fn write_row(
 }
 
 /// Whether `span` of `s` can be a rich string's bold run: not empty, on character
-/// boundaries, in a text short enough not to be cut.
+/// boundaries, in a text whose rich string fits Excel's limit. `rust_xlsxwriter` holds the
+/// rich string's XML to the limit (its runs' fonts and the text's entities with it), so a
+/// text near the limit is written plain, whichever writer writes it.
 fn boldable(s: &str, span: &std::ops::Range<usize>) -> bool {
+    /// More than the XML of three runs and two fonts adds to the text.
+    const RUNS: usize = 256;
+    /// The most a byte of text grows by as XML: a control character is `_x001F_`.
+    const GROWTH: usize = 7;
+    let fits_rich = || {
+        s.len() * GROWTH + RUNS <= MAX_CELL_CHARS
+            || s.chars()
+                .map(|c| match c {
+                    '&' => 5,
+                    '<' | '>' => 4,
+                    '\t' | '\n' => 1,
+                    '\u{0}'..='\u{1F}' | '\u{FFFE}' | '\u{FFFF}' => 7,
+                    c => c.len_utf16(),
+                })
+                .sum::<usize>()
+                + RUNS
+                <= MAX_CELL_CHARS
+    };
     !span.is_empty()
         && span.end <= s.len()
         && s.is_char_boundary(span.start)
         && s.is_char_boundary(span.end)
-        && fits(s, MAX_CELL_CHARS)
+        && fits_rich()
 }
 
 /// Write `url` at `(r, c)` as a hyperlink if Excel can take one more (`links` so far) and
@@ -1107,31 +1141,10 @@ mod tests {
         fs::remove_dir_all(&dir).unwrap();
     }
 
-    #[test]
-    fn a_sheet_saved_in_parts_is_the_sheet_saved_whole() {
-        // Every kind of cell (with the texts Excel escapes), hyperlinks (a sheet's own
-        // relationships), a wrapped column and a dropdown, in a second sheet of two
-        // constant-memory parts, written once by rust_xlsxwriter into the main workbook and
-        // once by linkgap's own rows into packages of their own joined after
-        // ([`stream`]): the packages must hold the same files, byte for byte, but the
-        // creation time.
-        let dir = std::env::temp_dir().join(format!("linkgap-parts-{}", std::process::id()));
-        fs::create_dir_all(&dir).unwrap();
-        let mut sheet_b = Sheet::new(
-            "Queue",
-            vec![
-                Column::new("Url", 30.0),
-                Column::wrapped("Passage", 40.0),
-                Column::new("Score", 8.0),
-                Column::new("Share", 8.0),
-                Column::new("Status", 8.0),
-                Column::new("Decision", 8.0),
-                Column::wrapped("Count", 8.0),
-                Column::styled("Mean", 8.0, ColumnStyle::Decimal),
-                Column::new("Note", 8.0),
-            ],
-        );
-        sheet_b.dropdowns.push((5, vec!["yes".into(), "no".into()]));
+    /// Row `i` of the sheet [`a_sheet_saved_in_parts_is_the_sheet_saved_whole`] writes: every
+    /// kind of cell in turn, with the texts Excel escapes, spans a rich string cannot take,
+    /// a row of nothing and texts past Excel's limit.
+    fn row_of_every_kind(i: i64) -> Vec<Cell> {
         // Texts Excel escapes or keeps the white space of, and spans a rich string cannot
         // take, in turn.
         let texts = [
@@ -1151,11 +1164,7 @@ mod tests {
                 _ => Cell::Marked(s, 6..9),
             }
         };
-        let row_b = |i: i64| {
-            if i == 7 {
-                // A row of nothing is not written.
-                return vec![Cell::Empty; 9];
-            }
+        let row_b_cells = |i: i64| {
             vec![
                 match i % 5 {
                     0 => Cell::Url(format!("ftp://e.com/{i}")),
@@ -1190,9 +1199,56 @@ mod tests {
                 } else {
                     Cell::Number(i as f64 * 0.25)
                 },
-                Cell::text(texts[i as usize % texts.len()]),
+                Cell::Text(texts[i as usize % texts.len()].to_string()),
             ]
         };
+        let row = |i: i64| {
+            if i == 7 {
+                // A row of nothing is not written; an empty text is no cell.
+                let mut nothing = vec![Cell::Empty; 9];
+                nothing[0] = Cell::Url(String::new());
+                nothing[1] = Cell::Marked(String::new(), 0..0);
+                nothing[8] = Cell::Text(String::new());
+                return nothing;
+            }
+            if i == 11 {
+                // Past Excel's limit in UTF-16 units, not in characters; and a passage
+                // whose rich string would pass it.
+                let mut long = row_b_cells(i);
+                long[8] = Cell::Text("😀".repeat(20_000));
+                long[1] = Cell::Marked("a & b ".repeat(5_400), 0..1);
+                return long;
+            }
+            row_b_cells(i)
+        };
+        row(i)
+    }
+
+    #[test]
+    fn a_sheet_saved_in_parts_is_the_sheet_saved_whole() {
+        // Every kind of cell (with the texts Excel escapes), hyperlinks (a sheet's own
+        // relationships), a wrapped column and a dropdown, in a second sheet of two
+        // constant-memory parts, written once by rust_xlsxwriter into the main workbook and
+        // once by linkgap's own rows into packages of their own joined after
+        // ([`stream`]): the packages must hold the same files, byte for byte, but the
+        // creation time.
+        let dir = std::env::temp_dir().join(format!("linkgap-parts-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let mut sheet_b = Sheet::new(
+            "Queue",
+            vec![
+                Column::new("Url", 30.0),
+                Column::wrapped("Passage", 40.0),
+                Column::new("Score", 8.0),
+                Column::new("Share", 8.0),
+                Column::new("Status", 8.0),
+                Column::new("Decision", 8.0),
+                Column::wrapped("Count", 8.0),
+                Column::styled("Mean", 8.0, ColumnStyle::Decimal),
+                Column::new("Note", 8.0),
+            ],
+        );
+        sheet_b.dropdowns.push((5, vec!["yes".into(), "no".into()]));
         let write = |separate: bool| {
             let path = dir.join(format!("{separate}.xlsx"));
             let mut w = WorkbookWriter::new(&path, None).unwrap();
@@ -1212,7 +1268,7 @@ mod tests {
                     2_000,
                     parts
                         .into_iter()
-                        .map(|part| part.into_iter().map(row_b))
+                        .map(|part| part.into_iter().map(row_of_every_kind))
                         .collect(),
                 ),
                 || {},
@@ -1517,6 +1573,12 @@ mod tests {
     fn cut_respects_the_limit() {
         let long = "é".repeat(MAX_CELL_CHARS + 10);
         assert_eq!(cut(&long, MAX_CELL_CHARS).chars().count(), MAX_CELL_CHARS);
+        // Excel counts UTF-16 units: a character past U+FFFF is two.
+        let emoji = "😀".repeat(20_000);
+        let cut_emoji = cut(&emoji, MAX_CELL_CHARS);
+        assert!(cut_emoji.encode_utf16().count() <= MAX_CELL_CHARS);
+        assert!(cut_emoji.ends_with('…'));
+        assert_eq!(cut("😀😀😀", 4), "😀…");
         assert_eq!(cut("short", 10), "short");
         // More bytes than the limit but not more characters: whole.
         let accented = "é".repeat(MAX_CELL_CHARS);

@@ -71,9 +71,14 @@ fn is_linkgap_column(name: &str) -> bool {
         })
 }
 
-/// A cell [`crate::workbook`] had to cut at Excel's limit: the limit long, ending in "…".
+/// A cell [`crate::workbook`] had to cut at Excel's limit: ending in "…", the limit long in
+/// UTF-16 units, or one short (a character of two units did not fit before the "…").
 fn is_cut(text: &str) -> bool {
-    text.ends_with('…') && text.chars().count() == crate::workbook::MAX_CELL_CHARS
+    let max = crate::workbook::MAX_CELL_CHARS;
+    // Bytes are never fewer than UTF-16 units: most cells are passed over uncounted.
+    text.ends_with('…')
+        && text.len() >= max - 1
+        && (max - 1..=max).contains(&text.encode_utf16().count())
 }
 
 /// Why an earlier Queue row whose URLs do not parse is rejected.

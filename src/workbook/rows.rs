@@ -45,9 +45,10 @@ impl<'a> RowXml<'a> {
         }
     }
 
-    /// Append row `r` (0-based: the header is row 0) to `out`; nothing for a row of empty
-    /// cells, like `rust_xlsxwriter`. `linked(c, url)` says whether the URL in column `c` is
-    /// written as a hyperlink (its relationship is the caller's), and is asked in column order.
+    /// Append row `r` (0-based: the header is row 0) to `out`. Like `rust_xlsxwriter`, an
+    /// empty text is no cell, and a row of none is not written. `linked(c, url)` says whether
+    /// the URL in column `c` is written as a hyperlink (its relationship is the caller's),
+    /// and is asked in column order.
     pub(super) fn push(
         &self,
         out: &mut Vec<u8>,
@@ -55,7 +56,7 @@ impl<'a> RowXml<'a> {
         row: &[Cell],
         linked: &mut dyn FnMut(u16, &str) -> bool,
     ) {
-        if row.iter().all(|c| matches!(c, Cell::Empty)) {
+        if row.iter().all(is_blank) {
             return;
         }
         let number = r + 1;
@@ -66,6 +67,9 @@ impl<'a> RowXml<'a> {
                 name: self.names.get(c).map_or("", String::as_str),
                 row: number,
             };
+            if is_blank(cell) {
+                continue;
+            }
             match cell {
                 Cell::Empty => {}
                 Cell::Text(s) => at.string(out, column, &cut(s, MAX_CELL_CHARS)),
@@ -106,6 +110,16 @@ impl<'a> RowXml<'a> {
             ColumnStyle::Decimal => self.styles.decimal,
             ColumnStyle::Percent => self.styles.percent,
         }
+    }
+}
+
+/// Whether a cell writes nothing: `rust_xlsxwriter` writes no cell for an empty text
+/// without a format of its own.
+fn is_blank(cell: &Cell) -> bool {
+    match cell {
+        Cell::Empty => true,
+        Cell::Text(s) | Cell::Url(s) | Cell::Marked(s, _) => s.is_empty(),
+        Cell::Int(_) | Cell::Number(_) | Cell::Percent(_) | Cell::Status(_) => false,
     }
 }
 

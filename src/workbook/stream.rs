@@ -33,7 +33,9 @@ pub(super) struct Part {
     pub(super) index: usize,
     /// The package, once filled.
     pub(super) file: Temporary,
-    /// The rows it will hold (its dimension, written before them).
+    /// The rows it will hold: its dimension is written before them, so a part filled with
+    /// fewer is an error. (A last row with no cell would make the dimension one row
+    /// longer than `rust_xlsxwriter`'s, which Excel takes as it is.)
     pub(super) rows: usize,
 }
 
@@ -75,6 +77,12 @@ impl Part {
             }
         }
         zip.write_all(&buffer)?;
+        if written as usize != self.rows.min(to.rows_per_sheet) {
+            return internal(&format!(
+                "a part of {} was given {written} rows, not the {} its dimension says",
+                sheet.name, self.rows
+            ));
+        }
         write_footer(ws, sheet, written)?;
         let mut package = ZipArchive::new(Cursor::new(self.workbook.save_to_buffer()?))?;
         let whole = read_entry(&mut package, &sheet_name(PART_SHEET))?;
@@ -110,7 +118,8 @@ pub(super) fn part_workbook(
 }
 
 /// The worksheet XML `rust_xlsxwriter` writes for a part of `sheet` with its header and
-/// the footer of `rows` rows, but no rows: what goes before them.
+/// the footer of `rows` rows, but no rows: what goes before them. (The worksheet's name is
+/// not in its XML, so the sheet's own name serves for every part.)
 fn frame(formats: &Formats, sheet: &Sheet, rows: usize) -> Result<String, XlsxError> {
     let mut workbook = part_workbook(formats, sheet, &sheet.name)?;
     let ws: &mut Worksheet = &mut workbook.worksheets_mut()[PART_SHEET];
