@@ -250,7 +250,6 @@ impl Formats {
     /// has the earlier one's number, as `rust_xlsxwriter` numbers them.
     fn numbers(&self) -> rows::StyleNumbers {
         let all: Vec<&Format> = self.all().collect();
-        // A format equal to an earlier one takes the earlier one's number.
         let mut numbers: Vec<u32> = Vec::with_capacity(all.len());
         let mut next = 0;
         for (i, f) in all.iter().enumerate() {

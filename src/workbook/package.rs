@@ -15,7 +15,7 @@
 //! agree.
 
 use std::fs::File;
-use std::io::{BufReader, BufWriter, Read};
+use std::io::{BufReader, BufWriter, Read, Seek};
 use std::path::Path;
 
 use rust_xlsxwriter::XlsxError;
@@ -78,13 +78,9 @@ pub(super) fn join(main: &Path, parts: &[(usize, &Path)], out: &Path) -> Result<
 /// workbook has (which the main workbook's copy stands for). A comment, table or image in a
 /// part would need files and content types of its own.
 fn check_part(part: &mut Archive, name: &str, styles: &[u8]) -> Result<(), XlsxError> {
-    let internal = |what: String| {
-        Err(XlsxError::ParameterError(format!(
-            "internal error: the workbook part written for {name} {what}"
-        )))
-    };
+    let fail = |what: String| internal(&format!("the workbook part written for {name} {what}"));
     if entry_bytes(part, STYLES)? != styles {
-        return internal("has styles of its own".into());
+        return fail("has styles of its own".into());
     }
     let sheet = sheet_name(PART_SHEET);
     let known = |entry: &str| {
@@ -104,7 +100,7 @@ fn check_part(part: &mut Archive, name: &str, styles: &[u8]) -> Result<(), XlsxE
     for entry in part.file_names() {
         let entry = entry?;
         if !known(&entry) {
-            return internal(format!("has {entry}, which the package would lose"));
+            return fail(format!("has {entry}, which the package would lose"));
         }
     }
     Ok(())
@@ -114,11 +110,28 @@ fn open(path: &Path) -> Result<Archive, XlsxError> {
     Ok(ZipArchive::new(BufReader::new(File::open(path)?))?)
 }
 
-/// An entry's bytes, uncompressed (a small one: the styles).
-fn entry_bytes(archive: &mut Archive, name: &str) -> Result<Vec<u8>, XlsxError> {
+/// An entry's bytes, uncompressed (a small one: the styles, a frame's worksheet).
+fn entry_bytes<R: Read + Seek>(
+    archive: &mut ZipArchive<R>,
+    name: &str,
+) -> Result<Vec<u8>, XlsxError> {
     let mut bytes = Vec::new();
     archive.by_name(name)?.read_to_end(&mut bytes)?;
     Ok(bytes)
+}
+
+/// An entry's text (a worksheet's XML).
+pub(super) fn entry_text<R: Read + Seek>(
+    archive: &mut ZipArchive<R>,
+    name: &str,
+) -> Result<String, XlsxError> {
+    String::from_utf8(entry_bytes(archive, name)?)
+        .or_else(|_| internal(&format!("{name} is not UTF-8")))
+}
+
+/// An error that is linkgap's own, not the input's or the disk's.
+pub(super) fn internal<T>(what: &str) -> Result<T, XlsxError> {
+    Err(XlsxError::ParameterError(format!("internal error: {what}")))
 }
 
 /// The package entry of the worksheet at `index` (0-based) among a workbook's worksheets.

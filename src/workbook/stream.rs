@@ -11,14 +11,14 @@
 //! files, so [`super::package::join`] takes it like a part `rust_xlsxwriter` saved.
 
 use std::fs::File;
-use std::io::{BufWriter, Cursor, Read, Write};
+use std::io::{BufWriter, Cursor, Write};
 
 use rust_xlsxwriter::{Workbook, Worksheet, XlsxError};
 use zip::write::SimpleFileOptions;
 use zip::{DateTime, ZipArchive, ZipWriter};
 
 use super::files::{CsvSheet, Temporary};
-use super::package::{PART_SHEET, sheet_name};
+use super::package::{PART_SHEET, entry_text, internal, sheet_name};
 use super::rows::{RowXml, column_name};
 use super::{Cell, Fill, Formats, Sheet, write_footer};
 
@@ -50,8 +50,7 @@ impl Part {
         csv: &mut Option<CsvSheet>,
     ) -> Result<u32, XlsxError> {
         let empty = frame(to.formats, sheet, self.rows)?;
-        let (head, _) = split_rows(&empty)?;
-        let (head, prefix) = with_dimension(head, sheet.columns.len(), self.rows)?;
+        let head = with_dimension(split_rows(&empty)?.0, sheet.columns.len(), self.rows)?;
         let mut zip = ZipWriter::new(BufWriter::new(File::create(self.file.path())?));
         zip.start_file(sheet_name(PART_SHEET), options())?;
         zip.write_all(head.as_bytes())?;
@@ -77,7 +76,7 @@ impl Part {
             }
         }
         zip.write_all(&buffer)?;
-        if written as usize != self.rows.min(to.rows_per_sheet) {
+        if written as usize != self.rows {
             return internal(&format!(
                 "a part of {} was given {written} rows, not the {} its dimension says",
                 sheet.name, self.rows
@@ -85,9 +84,10 @@ impl Part {
         }
         write_footer(ws, sheet, written)?;
         let mut package = ZipArchive::new(Cursor::new(self.workbook.save_to_buffer()?))?;
-        let whole = read_entry(&mut package, &sheet_name(PART_SHEET))?;
+        let whole = entry_text(&mut package, &sheet_name(PART_SHEET))?;
         let (_, tail) = split_rows(&whole)?;
-        if with_dimension(&whole, sheet.columns.len(), self.rows)?.1 != prefix {
+        let own = with_dimension(&whole, sheet.columns.len(), self.rows)?;
+        if before_rows(&own) != before_rows(&head) {
             return internal("the part's frame differs from its own workbook's");
         }
         zip.write_all(tail.as_bytes())?;
@@ -125,7 +125,7 @@ fn frame(formats: &Formats, sheet: &Sheet, rows: usize) -> Result<String, XlsxEr
     let ws: &mut Worksheet = &mut workbook.worksheets_mut()[PART_SHEET];
     write_footer(ws, sheet, rows as u32)?;
     let mut package = ZipArchive::new(Cursor::new(workbook.save_to_buffer()?))?;
-    read_entry(&mut package, &sheet_name(PART_SHEET))
+    entry_text(&mut package, &sheet_name(PART_SHEET))
 }
 
 /// A worksheet's XML up to its last row, and from there on (`</sheetData>` and after).
@@ -137,24 +137,31 @@ fn split_rows(xml: &str) -> Result<(&str, &str), XlsxError> {
 }
 
 /// `xml` with the dimension of a sheet of `columns` columns and `rows` rows under its
-/// header, and the part of it before the rows (to compare frames by).
-fn with_dimension(xml: &str, columns: usize, rows: usize) -> Result<(String, String), XlsxError> {
+/// header.
+fn with_dimension(xml: &str, columns: usize, rows: usize) -> Result<String, XlsxError> {
     const OPEN: &str = "<dimension ref=\"";
-    let Some(start) = xml.find(OPEN).map(|s| s + OPEN.len()) else {
+    let found = xml
+        .find(OPEN)
+        .map(|s| s + OPEN.len())
+        .and_then(|start| Some((start, xml[start..].find('"')?)));
+    let Some((start, len)) = found else {
         return internal("a part's worksheet has no dimension");
     };
-    let Some(len) = xml[start..].find('"') else {
-        return internal("a part's worksheet has no dimension");
-    };
-    let last = column_name(columns.saturating_sub(1));
     let dimension = if columns <= 1 && rows == 0 {
         "A1".to_string()
     } else {
-        format!("A1:{last}{}", rows + 1)
+        format!("A1:{}{}", column_name(columns.saturating_sub(1)), rows + 1)
     };
-    let xml = format!("{}{dimension}{}", &xml[..start], &xml[start + len..]);
-    let prefix = xml[..xml.find("<sheetData>").unwrap_or(xml.len())].to_string();
-    Ok((xml, prefix))
+    Ok(format!(
+        "{}{dimension}{}",
+        &xml[..start],
+        &xml[start + len..]
+    ))
+}
+
+/// A worksheet's XML before its rows: what two frames are compared by.
+fn before_rows(xml: &str) -> &str {
+    &xml[..xml.find("<sheetData>").unwrap_or(xml.len())]
 }
 
 /// The options `rust_xlsxwriter` writes its package's entries with.
@@ -165,14 +172,4 @@ fn options() -> SimpleFileOptions {
         .unix_permissions(0o600)
         .last_modified_time(DateTime::default())
         .large_file(false)
-}
-
-fn read_entry(package: &mut ZipArchive<Cursor<Vec<u8>>>, name: &str) -> Result<String, XlsxError> {
-    let mut xml = String::new();
-    package.by_name(name)?.read_to_string(&mut xml)?;
-    Ok(xml)
-}
-
-fn internal<T>(what: &str) -> Result<T, XlsxError> {
-    Err(XlsxError::ParameterError(format!("internal error: {what}")))
 }
