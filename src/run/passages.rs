@@ -2,7 +2,10 @@
 //! text (Custom Extraction), build the site's statistics from every page (a fixed sample of
 //! them on a large site), keep the blocks of the pool's source pages only, and suggest for
 //! each row the block and the words of its source where the link fits ([`crate::passage`]).
+//! The first pass keeps the sample's source pages split, so the second reads the file only
+//! for the pages outside the sample: a site within the sample is read once.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use anyhow::{Context, Result};
@@ -97,9 +100,15 @@ pub(super) fn suggest(
     let table = Table::open(path)
         .with_context(|| format!("reading the page text export {}", path.display()))?;
     // Pass 1: the site's statistics from every page, or from a fixed sample of a large
-    // site's pages (keyed by the page's URL); no page's blocks are kept.
+    // site's pages (keyed by the page's URL). The sampled pages' blocks are kept for pass 2
+    // when the pool has rows from them (a fixed number of pages, however large the site),
+    // and every row's page is noted, so pass 2 splits no page twice and looks up no URL again.
     let sample = Sample::new(config.text_stats_pages, pages);
     let destinations = Destinations::of(candidates, crawl.urls.len());
+    let mut is_source = vec![false; crawl.urls.len()];
+    for c in candidates.iter() {
+        is_source[c.pages.0 as usize] = true;
+    }
     let phrases = Arc::new(naming_phrases(crawl, &destinations.pages));
     let mut builder = StatsBuilder::new();
     if let Some(internal) = &crawl.internal {
@@ -110,6 +119,8 @@ pub(super) fn suggest(
         }
     }
     report.set_ticker(Some(progress.rows("Reading page text")));
+    let (mut rows, mut kept_blocks) = (Vec::new(), HashMap::default());
+    let (mut kept_bytes, mut dropped) = (0usize, false);
     // Pages are split in parallel, a batch at a time, while the next batch is read; the
     // counts add up the same in any order.
     let read = pipelined(
@@ -119,30 +130,60 @@ pub(super) fn suggest(
                     report.skip(stats, "not a page of the analysis");
                     return;
                 };
+                rows.push((page.row, address_key(page.address), f));
                 // Used either way: an unsampled page's text is read again to be scored.
                 report.stats(stats).used += 1;
                 if sample.keeps(crawl.urls.url(f)) {
-                    push((page.text.to_string(), page.format), page.text.len());
+                    let address = if is_source[f as usize] {
+                        page.address.to_string()
+                    } else {
+                        String::new()
+                    };
+                    push(
+                        (f, address, page.text.to_string(), page.format),
+                        page.text.len(),
+                    );
                 }
             })
             .with_context(|| format!("reading {}", table.name()))
         },
-        |batch: Vec<(String, page_text::TextFormat)>| {
-            let parts: Vec<StatsBuilder> = batch
-                .par_chunks(64)
+        |batch: Vec<(u32, String, String, page_text::TextFormat)>| {
+            let parts: Vec<(StatsBuilder, Vec<KeptPage>)> = batch
+                .into_par_iter()
+                .chunks(64)
                 .map(|chunk| {
                     let mut part = StatsBuilder::counting(phrases.clone());
-                    for (text, format) in chunk {
-                        part.add_page(&passage::split(text, *format));
+                    let mut kept = Vec::new();
+                    for (f, address, text, format) in chunk {
+                        let blocks = passage::split(&text, format);
+                        part.add_page(&blocks);
+                        if is_source[f as usize] {
+                            kept.push((f, address, blocks));
+                        }
                     }
-                    part
+                    (part, kept)
                 })
                 .collect();
-            for part in parts {
+            for (part, kept) in parts {
                 builder.merge(part);
+                for (f, address, blocks) in kept {
+                    // Within a bound: a site within the sample may still be gigabytes.
+                    if kept_bytes >= KEPT_BYTES {
+                        dropped = true;
+                        continue;
+                    }
+                    kept_bytes += held_bytes(&blocks);
+                    // A page's first row, as pass 2 takes it.
+                    kept_blocks.entry(f).or_insert((address, blocks));
+                }
             }
         },
     )?;
+    let known = Known {
+        rows,
+        blocks: kept_blocks,
+        complete: !sample.is_partial() && !dropped,
+    };
     report.set_ticker(None);
     let stats = builder.finish(&sample.template_rules(TemplateRules {
         share: config.link_rules.template_share,
@@ -151,7 +192,15 @@ pub(super) fn suggest(
     // Pass 2: each source page's rows are scored as its text streams by, so only a batch of
     // pages is ever held, and each page is split into words once for all its rows.
     let queries = Queries::build(crawl, destinations, &stats);
-    let (found, queries) = place_all(config, crawl, &table, candidates, queries, &stats, progress)?;
+    let (found, queries) = place_all(
+        config,
+        crawl,
+        (&table, known),
+        candidates,
+        queries,
+        &stats,
+        progress,
+    )?;
     let statistics = if sample.is_partial() {
         format!(
             "word and template statistics from a fixed sample of {} pages",
@@ -247,6 +296,59 @@ fn target(crawl: &Crawl, d: u32) -> Target {
         h1: row.map(|u| u.h1.clone()).unwrap_or_default(),
         anchors: crawl.links.anchors.get(&d).cloned().unwrap_or_default(),
     }
+}
+
+/// What pass 1 learnt that pass 2 needs again: each row's page, and the blocks of the
+/// sampled pages the pool has rows from.
+struct Known {
+    /// (spreadsheet row, [`address_key`] of its Address, page), for the rows of pages of
+    /// the analysis, in file order.
+    rows: Vec<(u64, u64, u32)>,
+    /// The Address and blocks of the sampled source pages (each page's first row).
+    blocks: HashMap<u32, (String, Vec<Block>), foldhash::fast::RandomState>,
+    /// Every page was sampled: a source page without kept blocks has no text.
+    complete: bool,
+}
+
+impl Known {
+    /// The page of row `row` (its Address `address`) as pass 1 found it; `cursor` walks
+    /// `rows` as the same file is read again in the same order. `None` when pass 1 noted
+    /// no page for that row, or the row is not the one it read (the file changed since).
+    fn page(&self, cursor: &mut usize, row: u64, address: &str) -> Option<u32> {
+        while self.rows.get(*cursor).is_some_and(|r| r.0 < row) {
+            *cursor += 1;
+        }
+        let &(at, key, f) = self.rows.get(*cursor)?;
+        (at == row && key == address_key(address)).then_some(f)
+    }
+}
+
+/// A row's Address as pass 2 checks it against pass 1: a hash (the same in both passes of
+/// a run), so the check reads no URL of the crawl's table (a cache miss per row).
+fn address_key(address: &str) -> u64 {
+    use std::hash::BuildHasher;
+    foldhash::fast::FixedState::with_seed(0).hash_one(address)
+}
+
+/// Text pass 1 keeps for pass 2 at most, in bytes of block text: the sample is a fixed
+/// number of pages, but pages can be long. Past it, pass 2 reads the rest again.
+const KEPT_BYTES: usize = 256 << 20;
+
+/// The bytes of text `blocks` hold (their own, and their context's).
+fn held_bytes(blocks: &[Block]) -> usize {
+    blocks
+        .iter()
+        .map(|b| b.text.len() + b.context.as_ref().map_or(0, |c| c.text.len()))
+        .sum()
+}
+
+/// A sampled source page as pass 1 keeps it: its page id, Address and blocks.
+type KeptPage = (u32, String, Vec<Block>);
+
+/// A source page's blocks for pass 2: still to split, or kept from pass 1.
+enum PageBlocks {
+    Text(String, page_text::TextFormat),
+    Kept(Vec<Block>),
 }
 
 /// A batch of pages worked on in parallel: at most so many pages, or so many bytes of text.
@@ -409,7 +511,7 @@ impl BySource {
 fn place_all(
     config: &RunConfig,
     crawl: &Crawl,
-    table: &Table,
+    (table, mut known): (&Table, Known),
     candidates: &mut [Pooled],
     queries: Queries,
     stats: &passage::SiteStats,
@@ -436,46 +538,70 @@ fn place_all(
     let mut scratch = Report::new();
     scratch.set_ticker(Some(progress.rows("Suggesting passages")));
     let mut done = vec![false; pages];
-    pipelined(
-        |push| {
-            page_text::read(table, None, &mut scratch, &mut |_, _, page| {
-                let Some(f) = page_of(crawl, config, page.address) else {
-                    return;
+    let work = |batch: Vec<(u32, String, PageBlocks)>| -> Vec<(usize, Placement)> {
+        let scored: Vec<Vec<(usize, Placement)>> = batch
+            .into_par_iter()
+            .map(|(s, address, page)| {
+                let blocks = match page {
+                    PageBlocks::Text(text, format) => passage::split(&text, format),
+                    PageBlocks::Kept(blocks) => blocks,
                 };
-                if by_source.of(f as usize).is_empty()
-                    || std::mem::replace(&mut done[f as usize], true)
-                {
-                    return;
-                }
-                let item = (
-                    f,
-                    page.address.to_string(),
-                    page.text.to_string(),
-                    page.format,
-                );
-                push(item, page.text.len());
+                place_page(
+                    config,
+                    crawl,
+                    &queries,
+                    stats,
+                    &address,
+                    &blocks,
+                    by_source.of(s as usize),
+                )
             })
-            .with_context(|| format!("reading {}", table.name()))
-        },
-        |batch: Vec<(u32, String, String, page_text::TextFormat)>| {
-            let scored: Vec<Vec<(usize, Placement)>> = batch
-                .par_iter()
-                .map(|(s, address, text, format)| {
-                    let blocks = passage::split(text, *format);
-                    place_page(
-                        config,
-                        crawl,
-                        &queries,
-                        stats,
-                        address,
-                        &blocks,
-                        by_source.of(*s as usize),
-                    )
+            .collect();
+        scored.into_iter().flatten().collect()
+    };
+    let mut kept = std::mem::take(&mut known.blocks);
+    if known.complete {
+        // Pass 1 split every page: the file need not be read again.
+        let batch: Vec<(u32, String, PageBlocks)> = kept
+            .drain()
+            .filter(|(f, _)| !by_source.of(*f as usize).is_empty())
+            .map(|(f, (address, blocks))| {
+                done[f as usize] = true;
+                (f, address, PageBlocks::Kept(blocks))
+            })
+            .collect();
+        placed = work(batch);
+    } else {
+        let mut cursor = 0;
+        pipelined(
+            |push| {
+                page_text::read(table, None, &mut scratch, &mut |_, _, page| {
+                    let Some(f) = known
+                        .page(&mut cursor, page.row, page.address)
+                        .or_else(|| page_of(crawl, config, page.address))
+                    else {
+                        return;
+                    };
+                    if by_source.of(f as usize).is_empty()
+                        || std::mem::replace(&mut done[f as usize], true)
+                    {
+                        return;
+                    }
+                    let item = match kept.remove(&f) {
+                        Some((address, blocks)) => (f, address, PageBlocks::Kept(blocks)),
+                        None => (
+                            f,
+                            page.address.to_string(),
+                            PageBlocks::Text(page.text.to_string(), page.format),
+                        ),
+                    };
+                    push(item, page.text.len());
                 })
-                .collect();
-            placed.extend(scored.into_iter().flatten());
-        },
-    )?;
+                .with_context(|| format!("reading {}", table.name()))
+            },
+            |batch| placed.extend(work(batch)),
+        )?;
+    }
     scratch.set_ticker(None);
     for (s, &read) in done.iter().enumerate() {
         if !read {
@@ -581,6 +707,33 @@ mod tests {
                 Queries::NONE
             ]
         );
+    }
+
+    #[test]
+    fn pass_two_finds_each_rows_page_as_pass_one_noted_it() {
+        // Rows 2, 3 and 5 were pages 7, 8 and 9 in pass 1; row 4 was no page of the analysis.
+        let known = Known {
+            rows: vec![
+                (2, address_key("https://a/"), 7),
+                (3, address_key("https://b/"), 8),
+                (5, address_key("https://c/"), 9),
+            ],
+            blocks: HashMap::default(),
+            complete: false,
+        };
+        let mut cursor = 0;
+        assert_eq!(known.page(&mut cursor, 2, "https://a/"), Some(7));
+        assert_eq!(known.page(&mut cursor, 3, "https://b/"), Some(8));
+        // A row pass 1 noted no page for, then a row whose Address changed since pass 1:
+        // neither is taken from the notes (the caller looks the URL up).
+        assert_eq!(known.page(&mut cursor, 4, "https://x/"), None);
+        assert_eq!(known.page(&mut cursor, 5, "https://changed/"), None);
+        // Past the notes: nothing, and no panic.
+        assert_eq!(known.page(&mut cursor, 6, "https://d/"), None);
+        assert_eq!(known.page(&mut cursor, 7, "https://d/"), None);
+        // A fresh cursor may skip rows (a page pass 2 has no use for is never asked about).
+        let mut cursor = 0;
+        assert_eq!(known.page(&mut cursor, 5, "https://c/"), Some(9));
     }
 
     #[test]
