@@ -6,8 +6,10 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
+/// What writing the workbook can fail with.
+pub use rust_xlsxwriter::XlsxError;
 use rust_xlsxwriter::{
-    Color, DataValidation, Format, FormatAlign, FormatBorder, Workbook, Worksheet, XlsxError,
+    Color, DataValidation, Format, FormatAlign, FormatBorder, Workbook, Worksheet,
 };
 
 use crate::links::LinkStatus;
@@ -173,6 +175,7 @@ pub fn status_fill(status: LinkStatus) -> u32 {
     }
 }
 
+#[derive(Clone)]
 struct Formats {
     header: Format,
     wrap: Format,
@@ -327,6 +330,8 @@ pub struct WorkbookWriter {
     /// Large sheet parts written in packages of their own as they are filled
     /// ([`package`]).
     parts: Vec<stream::Part>,
+    /// The main workbook once [`save_main`](Self::save_main) saved it.
+    main: Option<Temporary>,
     /// Whether a large part of [`add_rows_beside`](Self::add_rows_beside)'s second sheet goes
     /// to a package of its own (always, but in the test that compares both ways).
     separate_parts: bool,
@@ -372,6 +377,7 @@ impl WorkbookWriter {
             csvs: Vec::new(),
             rows_per_sheet: MAX_DATA_ROWS,
             parts: Vec::new(),
+            main: None,
             separate_parts: true,
         })
     }
@@ -426,14 +432,31 @@ impl WorkbookWriter {
     /// XML on the thread that writes it). `second` comes as its [`parts`](Self::parts), one
     /// row source per worksheet: this thread fills `first`, a second thread the parts of
     /// `second`, and whichever is free takes the next part, so a Queue of millions of rows
-    /// (five worksheets at a million pages) is filled on both cores. `when_idle` runs once,
-    /// on the first thread left with nothing to fill, so the caller can give that core other
-    /// work. The sheets keep their order; the CSV of `second` is one file in row order.
+    /// (five worksheets at a million pages) is filled on both cores. The sheets keep their
+    /// order; the CSV of `second` is one file in row order.
     pub fn add_rows_beside<A, B>(
         &mut self,
         first: (&Sheet, usize, A),
         second: (&Sheet, usize, Vec<B>),
-        when_idle: impl FnOnce() + Send,
+    ) -> Result<(), XlsxError>
+    where
+        A: Iterator<Item = Vec<Cell>>,
+        B: Iterator<Item = Vec<Cell>> + Send,
+    {
+        self.add_rows_beside_then(first, second, |_| Ok(()))
+    }
+
+    /// [`add_rows_beside`](Self::add_rows_beside), then `then` on this thread as soon as
+    /// `first` is filled, while `second`'s parts may still be filling in packages of their
+    /// own: `then` writes the workbook's other sheets and [saves](Self::save_main) it, and
+    /// the save, one core's work, overlaps the filling of a long second sheet (the Queue
+    /// with its passages) instead of waiting for it. When `second` sits in the main workbook
+    /// (a small sheet), `then` waits for it.
+    pub fn add_rows_beside_then<A, B>(
+        &mut self,
+        first: (&Sheet, usize, A),
+        second: (&Sheet, usize, Vec<B>),
+        then: impl FnOnce(&mut Self) -> Result<(), XlsxError>,
     ) -> Result<(), XlsxError>
     where
         A: Iterator<Item = Vec<Cell>>,
@@ -445,10 +468,10 @@ impl WorkbookWriter {
         // they are filled, on whichever core fills them ([`package`], [`stream`]).
         let separate = self.separate_parts && second.1 > CONSTANT_MEMORY_ROWS;
         let first_part = self.parts.len();
-        let mut b = self.reserve_parts(second.0, second.1, parts, separate)?;
+        let b = self.reserve_parts(second.0, second.1, parts, separate)?;
         // Parts after the first write their CSV rows to files of their own, appended to the
         // sheet's CSV in order once every part is written.
-        let mut csvs: Vec<Option<CsvSheet>> = vec![b.csv.take()];
+        let mut csvs: Vec<Option<CsvSheet>> = vec![b.csv];
         for k in 1..parts {
             csvs.push(match &self.csv_dir {
                 Some(dir) => {
@@ -457,108 +480,70 @@ impl WorkbookWriter {
                 None => None,
             });
         }
+        // The parts leave the writer while they fill, so `then` may use it meanwhile. What
+        // the workbook says about each (its autofilter and printed header row, as defined
+        // names) comes from its placeholder, written now for the rows it will hold (a part
+        // given other rows is an error).
+        let mut moving = if separate {
+            self.parts.split_off(first_part)
+        } else {
+            Vec::new()
+        };
+        for (ws, part) in self.workbook.worksheets_mut()[b.worksheets.clone()]
+            .iter_mut()
+            .zip(&moving)
+        {
+            write_footer(ws, second.0, u32::try_from(part.rows).unwrap_or(u32::MAX))?;
+        }
+        // The threads' own copies: `then` borrows the writer while they fill.
+        let formats = self.formats.clone();
+        let progress = self.progress.clone();
         let to = Fill {
-            formats: &self.formats,
-            progress: self.progress.as_ref(),
+            formats: &formats,
+            progress: progress.as_ref(),
             rows_per_sheet: self.rows_per_sheet,
         };
+        let sheet_b = second.0;
+        let rows_b = second.2;
+        if separate {
+            let jobs = jobs(
+                moving.iter_mut().map(Target::Part).collect(),
+                rows_b,
+                &mut csvs,
+            );
+            let done = beside(to, sheet_b, &jobs, || {
+                let worksheets = &mut self.workbook.worksheets_mut()[a.worksheets.clone()];
+                without_write_panics(|| to.fill(worksheets, first.0, first.2, &mut a.csv))?;
+                then(self)
+            });
+            self.parts.extend(moving);
+            // On an error the CSVs are dropped, which removes their files.
+            done?;
+            self.publish_later(a.csv)?;
+            return self.publish_csv_parts(csvs);
+        }
+        // A small second sheet's worksheets are the main workbook's own: `then` waits.
         let (head, tail) = self
             .workbook
             .worksheets_mut()
             .split_at_mut(b.worksheets.start);
-        let ws_a = &mut head[a.worksheets.clone()];
-        let sheet_b = second.0;
-        let targets: Vec<Target> = if separate {
-            self.parts[first_part..]
-                .iter_mut()
-                .map(Target::Part)
-                .collect()
-        } else {
-            tail[..parts].iter_mut().map(Target::Worksheet).collect()
-        };
-        // Rows written to each part, for its placeholder's autofilter.
-        let written = std::sync::Mutex::new(vec![0u32; parts]);
-        let mut jobs: Vec<(usize, Target, Option<B>, &mut Option<CsvSheet>)> = targets
-            .into_iter()
-            .enumerate()
-            .zip(
-                second
-                    .2
-                    .into_iter()
-                    .map(Some)
-                    .chain(std::iter::repeat_with(|| None)),
-            )
-            .zip(csvs.iter_mut())
-            .map(|(((k, ws), rows), csv)| (k, ws, rows, csv))
-            .collect();
-        jobs.reverse();
-        let jobs = std::sync::Mutex::new(jobs);
-        let idle = std::sync::Mutex::new(Some(when_idle));
-        // Fill parts until none is left, then hand the core to `when_idle` (first time only).
-        // After an error the other thread stops at its next part: the workbook is abandoned.
-        let stop = || {
-            if let Ok(mut j) = jobs.lock() {
-                j.clear();
-            }
-        };
-        let (done_a, done_b) = std::thread::scope(|scope| {
-            let take_parts = || -> Result<(), XlsxError> {
-                loop {
-                    let job = jobs.lock().map_or(None, |mut j| j.pop());
-                    let Some((k, target, rows, csv)) = job else {
-                        if let Some(f) = idle.lock().ok().and_then(|mut f| f.take()) {
-                            f();
-                        }
-                        return Ok(());
-                    };
-                    let mut rows = built_ahead(scope, rows.into_iter().flatten());
-                    let filled = without_write_panics(|| match target {
-                        Target::Worksheet(ws) => to
-                            .fill(std::slice::from_mut(ws), sheet_b, rows.by_ref(), csv)
-                            .map(|counts| counts.iter().sum()),
-                        Target::Part(part) => part.fill(to, sheet_b, &mut rows, csv),
-                    })
-                    .and_then(|count| {
-                        // A part longer than a worksheet (not one of `parts`) loses no row
-                        // silently.
-                        if rows.next().is_some() {
-                            return Err(XlsxError::RowColumnLimitError);
-                        }
-                        if let Ok(mut w) = written.lock() {
-                            w[k] = count;
-                        }
-                        Ok(())
-                    });
-                    if filled.is_err() {
-                        stop();
-                        return filled;
-                    }
-                }
-            };
-            let other = scope.spawn(take_parts);
-            let mine = without_write_panics(|| to.fill(ws_a, first.0, first.2, &mut a.csv))
-                .inspect_err(|_| stop())
-                .and_then(|_| take_parts());
-            let theirs = other
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-            (mine, theirs)
-        });
-        // On an error the CSVs are dropped, which removes their files.
-        done_a?;
-        done_b?;
-        if separate {
-            // What the workbook says about each part (its autofilter and printed header
-            // row, as defined names) comes from its placeholder.
-            let written = written.into_inner().unwrap_or_default();
-            for (ws, &rows) in self.workbook.worksheets_mut()[b.worksheets.clone()]
-                .iter_mut()
-                .zip(&written)
-            {
-                write_footer(ws, second.0, rows)?;
-            }
-        }
+        let jobs = jobs(
+            tail[..parts].iter_mut().map(Target::Worksheet).collect(),
+            rows_b,
+            &mut csvs,
+        );
+        beside(to, sheet_b, &jobs, || {
+            let worksheets = &mut head[a.worksheets.clone()];
+            without_write_panics(|| to.fill(worksheets, first.0, first.2, &mut a.csv)).map(|_| ())
+        })?;
+        drop(jobs);
         self.publish_later(a.csv)?;
+        self.publish_csv_parts(csvs)?;
+        then(self)
+    }
+
+    /// Append a sheet's CSV parts, in order, to its first and keep it for publishing.
+    fn publish_csv_parts(&mut self, csvs: Vec<Option<CsvSheet>>) -> Result<(), XlsxError> {
         let mut csvs = csvs.into_iter();
         let mut whole = csvs.next().flatten();
         for part in csvs.flatten() {
@@ -584,6 +569,9 @@ impl WorkbookWriter {
         parts: usize,
         separate: bool,
     ) -> Result<Reserved, XlsxError> {
+        if self.main.is_some() {
+            return package::internal("a sheet added after the main workbook was saved");
+        }
         let csv = match &self.csv_dir {
             Some(dir) => Some(CsvSheet::create(dir, sheet).map_err(XlsxError::IoError)?),
             None => None,
@@ -625,12 +613,32 @@ impl WorkbookWriter {
         })
     }
 
-    /// Save the main workbook to a temporary file and join it and the [`stream::Part`]s,
-    /// already written, into one package at `tmp` ([`package`]). The temporary files are
-    /// removed whatever happens.
-    fn save_in_parts(&mut self, tmp: &Path) -> Result<(), XlsxError> {
-        let main = Temporary::new(part_path(tmp, 0));
+    /// Save the main workbook now, to a temporary file, and nothing else: the sheets still
+    /// filling into packages of their own ([`add_rows_beside_then`](Self::add_rows_beside_then))
+    /// are joined to it by [`finish`](Self::finish). No sheet may be added after.
+    pub fn save_main(&mut self) -> Result<(), XlsxError> {
+        self.main = Some(self.saved_main()?);
+        Ok(())
+    }
+
+    /// The main workbook saved to its temporary file (removed when dropped).
+    fn saved_main(&mut self) -> Result<Temporary, XlsxError> {
+        if let Some(bar) = &self.progress {
+            bar.set_message("Compressing the workbook");
+        }
+        let main = Temporary::new(part_path(&temp_path(&self.path), 0));
         without_write_panics(|| self.workbook.save(main.path()))?;
+        Ok(main)
+    }
+
+    /// Join the main workbook, saved now unless [`save_main`](Self::save_main) saved it,
+    /// and the [`stream::Part`]s, already written, into one package at `tmp` ([`package`]).
+    /// The temporary files are removed whatever happens.
+    fn save_in_parts(&mut self, tmp: &Path) -> Result<(), XlsxError> {
+        let main = match self.main.take() {
+            Some(main) => main,
+            None => self.saved_main()?,
+        };
         let parts: Vec<(usize, &Path)> = self
             .parts
             .iter()
@@ -656,7 +664,7 @@ impl WorkbookWriter {
         }
         // Removed on an error (or once renamed, a no-op).
         let tmp = Temporary::new(temp_path(&self.path));
-        if self.parts.is_empty() {
+        if self.parts.is_empty() && self.main.is_none() {
             without_write_panics(|| self.workbook.save(tmp.path()))?;
         } else {
             self.save_in_parts(tmp.path())?;
@@ -685,6 +693,83 @@ impl Drop for WorkbookWriter {
             untrack(&tmp);
         }
     }
+}
+
+/// One part of a sheet to fill: where, its rows, and its CSV.
+type Job<'a, B> = (Target<'a>, Option<B>, &'a mut Option<CsvSheet>);
+
+/// The jobs of a sheet's parts, each with its rows and CSV, to be popped first part first.
+fn jobs<'a, B>(
+    targets: Vec<Target<'a>>,
+    rows: Vec<B>,
+    csvs: &'a mut [Option<CsvSheet>],
+) -> std::sync::Mutex<Vec<Job<'a, B>>> {
+    let mut jobs: Vec<Job<'a, B>> = targets
+        .into_iter()
+        .zip(
+            rows.into_iter()
+                .map(Some)
+                .chain(std::iter::repeat_with(|| None)),
+        )
+        .zip(csvs.iter_mut())
+        .map(|((target, rows), csv)| (target, rows, csv))
+        .collect();
+    jobs.reverse();
+    std::sync::Mutex::new(jobs)
+}
+
+/// Fill the parts in `jobs` (popped from the end) on a second thread while this one does
+/// `mine`, then help with the parts left. After an error the other thread stops at its next
+/// part: the workbook is abandoned.
+fn beside<B>(
+    to: Fill<'_>,
+    sheet: &Sheet,
+    jobs: &std::sync::Mutex<Vec<Job<'_, B>>>,
+    mine: impl FnOnce() -> Result<(), XlsxError>,
+) -> Result<(), XlsxError>
+where
+    B: Iterator<Item = Vec<Cell>> + Send,
+{
+    let stop = || {
+        if let Ok(mut j) = jobs.lock() {
+            j.clear();
+        }
+    };
+    std::thread::scope(|scope| {
+        let take_parts = || -> Result<(), XlsxError> {
+            loop {
+                let job = jobs.lock().map_or(None, |mut j| j.pop());
+                let Some((target, rows, csv)) = job else {
+                    return Ok(());
+                };
+                let mut rows = built_ahead(scope, rows.into_iter().flatten());
+                let filled = without_write_panics(|| match target {
+                    Target::Worksheet(ws) => to
+                        .fill(std::slice::from_mut(ws), sheet, rows.by_ref(), csv)
+                        .map(|_| ()),
+                    Target::Part(part) => part.fill(to, sheet, &mut rows, csv).map(|_| ()),
+                })
+                .and_then(|()| {
+                    // A part longer than a worksheet (not one of `parts`) loses no row
+                    // silently.
+                    if rows.next().is_some() {
+                        return Err(XlsxError::RowColumnLimitError);
+                    }
+                    Ok(())
+                });
+                if filled.is_err() {
+                    stop();
+                    return filled;
+                }
+            }
+        };
+        let other = scope.spawn(take_parts);
+        let mine = mine().and_then(|()| take_parts()).inspect_err(|_| stop());
+        let theirs = other
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        mine.and(theirs)
+    })
 }
 
 /// Where one part of a sheet is filled.
@@ -1039,8 +1124,17 @@ mod tests {
 
     #[test]
     fn sheets_written_beside_each_other_keep_their_order_and_rows() {
+        beside_each_other(false);
+        // The rest of the workbook written and saved while B's parts still fill.
+        beside_each_other(true);
+    }
+
+    fn beside_each_other(save_early: bool) {
         use calamine::{Data, Reader, Xlsx, open_workbook};
-        let dir = std::env::temp_dir().join(format!("linkgap-beside-{}", std::process::id()));
+        let dir = std::env::temp_dir().join(format!(
+            "linkgap-beside-{save_early}-{}",
+            std::process::id()
+        ));
         fs::create_dir_all(&dir).unwrap();
         let (path, csvs) = (dir.join("w.xlsx"), dir.join("csv"));
         let sheet =
@@ -1055,9 +1149,8 @@ mod tests {
             b_parts.iter().map(Vec::len).collect::<Vec<_>>(),
             [1_000, 1_000, 500]
         );
-        let idle = std::sync::atomic::AtomicUsize::new(0);
         w.add(sheet("Before")).unwrap();
-        w.add_rows_beside(
+        w.add_rows_beside_then(
             (&sheet("A"), 1_500, (0..1_500).map(|i| row("a", i))),
             (
                 &sheet("B"),
@@ -1067,13 +1160,20 @@ mod tests {
                     .map(|part| part.into_iter().map(move |i| row("b", i)))
                     .collect(),
             ),
-            || {
-                idle.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            |w| {
+                if save_early {
+                    w.add(sheet("After"))?;
+                    w.save_main()?;
+                    // Nothing can be added to a workbook already saved.
+                    assert!(w.add(sheet("Late")).is_err());
+                }
+                Ok(())
             },
         )
         .unwrap();
-        assert_eq!(idle.into_inner(), 1, "when_idle runs once");
-        w.add(sheet("After")).unwrap();
+        if !save_early {
+            w.add(sheet("After")).unwrap();
+        }
         w.finish().unwrap();
         let mut book: Xlsx<_> = open_workbook(&path).unwrap();
         assert_eq!(
@@ -1270,7 +1370,6 @@ mod tests {
                         .map(|part| part.into_iter().map(row_of_every_kind))
                         .collect(),
                 ),
-                || {},
             )
             .unwrap();
             w.add(Sheet::new("After", vec![Column::new("K", 8.0)]))
@@ -1334,7 +1433,6 @@ mod tests {
         let result = w.add_rows_beside(
             (&sheet("A"), 5, rows(5)),
             (&sheet("B"), 25, vec![rows(10), rows(15)]),
-            || {},
         );
         assert!(
             matches!(result, Err(XlsxError::RowColumnLimitError)),

@@ -80,25 +80,15 @@ impl Tables {
     }
 }
 
-/// Checksum `paths` on a thread of their own, once `start` says go (or its senders are all
-/// gone), and on a second thread too once `widen` does. The run starts it in the workbook
-/// stage when a filling thread has no sheet left to fill, so hashing gigabytes takes the
-/// core that thread frees: hashing beside the parsing of the embeddings took a fifth of
-/// that stage's samples. The Queue is still being filled on the other core then, so only one
-/// file is hashed at a time until every sheet is filled (two hashing threads had taken a
-/// fifth of the Queue's filling thread, the stage's longest path, on the 100,041-page run
-/// with page text); then the files left are hashed side by side, since the Run sheet, and
-/// so the saving of the workbook, waits for the last one. Largest first, so the last file
-/// hashed is a small one.
-pub(super) fn checksum(
-    paths: Vec<PathBuf>,
-    start: Receiver<()>,
-    widen: Receiver<()>,
-) -> JoinHandle<Digests> {
+/// Checksum `paths` on a thread of their own, and on a second thread too once `widen` says
+/// so. The run starts it with the workbook stage, one file at a time beside the filling of
+/// the sheets, and widens it when the Run sheet is the one thing left before the save: the
+/// save (one core's work) can then start while a long Queue is still being filled and
+/// compressed on the other core, instead of both waiting for the last file. (Hashing beside
+/// the parsing of the embeddings had taken a fifth of that stage's samples.) Largest first,
+/// so the last file hashed is a small one.
+pub(super) fn checksum(paths: Vec<PathBuf>, widen: Receiver<()>) -> JoinHandle<Digests> {
     std::thread::spawn(move || {
-        // Err: every sender was dropped, e.g. a sheet failed; hash anyway, the run may still
-        // want the Run sheet.
-        let _ = start.recv();
         let mut queue: Vec<usize> = (0..paths.len()).collect();
         // Popped from the end: the largest last in the vector.
         queue.sort_by_key(|&i| std::fs::metadata(&paths[i]).map_or(0, |m| m.len()));
@@ -198,10 +188,8 @@ mod tests {
             })
             .collect();
         for widened in [false, true] {
-            let (go, start) = std::sync::mpsc::channel();
             let (wide, widen) = std::sync::mpsc::channel();
-            let handle = checksum(paths.clone(), start, widen);
-            go.send(()).unwrap();
+            let handle = checksum(paths.clone(), widen);
             if widened {
                 wide.send(()).unwrap();
             } else {

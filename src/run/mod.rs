@@ -359,10 +359,10 @@ fn write_sheets(s: Sheets<'_>) -> Result<()> {
     // One sheet at a time: each is built, streamed to the workbook (and its CSV) and dropped,
     // so the largest sheet, not all of them, sets the memory high-water mark.
     let writing = || format!("writing the workbook {}", config.out.display());
-    // The checksums start when a core has no more sheet to fill: until then both fill.
-    let (filled, start) = std::sync::mpsc::channel();
-    let (all_filled, widen) = std::sync::mpsc::channel();
-    let checksums = inputs::checksum(s.checksum_paths, start, widen);
+    // The checksums start now, one file at a time beside the sheets' filling
+    // ([`inputs::checksum`]).
+    let (widen_checksums, widen) = std::sync::mpsc::channel();
+    let checksums = inputs::checksum(s.checksum_paths, widen);
     let mut writer = WorkbookWriter::new(&config.out, config.csv_dir.as_deref())
         .with_context(|| format!("preparing {}", config.out.display()))?;
     writer.set_progress(s.progress.rows("Writing the workbook"));
@@ -372,8 +372,33 @@ fn write_sheets(s: Sheets<'_>) -> Result<()> {
     // each built as it is written.
     let queue_len = s.queue_rows.len();
     let queue_parts = writer.parts(s.queue_rows);
+    // The rest of the workbook is written, and saved, as soon as Opportunities is: a long
+    // Queue goes on filling (and compressing) in packages of its own meanwhile, on the other
+    // core, so the save no longer waits for it with that core idle.
+    let rest = |writer: &mut WorkbookWriter| -> Result<(), workbook::XlsxError> {
+        writer.add(sheets::near_duplicates::sheet(s.analysis))?;
+        writer.add(sheets::pages::sheet(
+            s.inventory,
+            s.pages,
+            s.crawl,
+            &s.compared.group_of,
+            &s.compared.languages,
+        ))?;
+        if config.previous.is_some() || !s.history.is_empty() {
+            writer.add(review::history_sheet(s.history, s.added_columns))?;
+        }
+        writer.add_rows(
+            &sheets::rejected::header(),
+            s.report.rejections().len(),
+            sheets::rejected::rows(s.report),
+        )?;
+        // The Run sheet waits for the checksums: from here they take two threads.
+        let _ = widen_checksums.send(());
+        writer.add((s.run_sheet)(&inputs::digests(checksums)))?;
+        writer.save_main()
+    };
     writer
-        .add_rows_beside(
+        .add_rows_beside_then(
             (
                 &sheets::opportunities::header(s.analysis),
                 s.compared.targets.len(),
@@ -390,37 +415,9 @@ fn write_sheets(s: Sheets<'_>) -> Result<()> {
                     })
                     .collect(),
             ),
-            move || {
-                let _ = filled.send(());
-            },
+            rest,
         )
         .with_context(writing)?;
-    let _ = all_filled.send(());
-    write(&mut writer, sheets::near_duplicates::sheet(s.analysis))?;
-    write(
-        &mut writer,
-        sheets::pages::sheet(
-            s.inventory,
-            s.pages,
-            s.crawl,
-            &s.compared.group_of,
-            &s.compared.languages,
-        ),
-    )?;
-    if config.previous.is_some() || !s.history.is_empty() {
-        write(
-            &mut writer,
-            review::history_sheet(s.history, s.added_columns),
-        )?;
-    }
-    writer
-        .add_rows(
-            &sheets::rejected::header(),
-            s.report.rejections().len(),
-            sheets::rejected::rows(s.report),
-        )
-        .with_context(writing)?;
-    write(&mut writer, (s.run_sheet)(&inputs::digests(checksums)))?;
     writer.finish().with_context(writing)?;
     Ok(())
 }
