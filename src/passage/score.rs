@@ -9,6 +9,7 @@
 //! A block that already links to D, or a template block, is no place. The score is scaled by
 //! what a block holding D's best phrase would get, so a floor means the same on every site.
 
+use std::borrow::Cow;
 use std::cell::RefCell;
 use std::fmt;
 use std::ops::Range;
@@ -157,20 +158,27 @@ impl Query {
     /// Prepare a destination. Generic anchors ("click here") and phrases without a word that
     /// is not a stop word or a number are left out.
     pub fn new(target: &Target, stats: &SiteStats) -> Query {
-        let mut texts: Vec<(String, f64)> = Vec::new();
-        for part in title_phrases(&target.title, stats)
+        Query::of(&target.title, &target.h1, &target.anchors, stats)
+    }
+
+    /// [`new`](Self::new) from what names the destination, borrowed from the crawl: a run
+    /// prepares a hundred thousand destinations, and copying each one's anchors was a
+    /// seventh of that.
+    pub fn of(title: &str, h1: &str, anchors: &[(String, u32)], stats: &SiteStats) -> Query {
+        let mut texts: Vec<(Cow<'_, str>, f64)> = Vec::new();
+        for part in title_phrases(title, stats)
             .into_iter()
-            .chain(title_phrases(&target.h1, stats))
+            .chain(title_phrases(h1, stats))
         {
-            texts.push((part, 1.0));
+            texts.push((Cow::Owned(part), 1.0));
         }
-        let most = target.anchors.iter().map(|a| a.1).max().unwrap_or(1).max(1);
-        for (text, count) in &target.anchors {
+        let most = anchors.iter().map(|a| a.1).max().unwrap_or(1).max(1);
+        for (text, count) in anchors {
             if is_generic(text) {
                 continue;
             }
             let share = (f64::from(*count)).ln_1p() / f64::from(most).ln_1p();
-            texts.push((text.clone(), 0.6 + 0.4 * share));
+            texts.push((Cow::Borrowed(text), 0.6 + 0.4 * share));
         }
         let mut phrases: Vec<Phrase> = Vec::new();
         for (text, weight) in texts {

@@ -16,7 +16,7 @@ use crate::crawl::Crawl;
 use crate::input::Table;
 use crate::input::page_text;
 use crate::normalize::normalize;
-use crate::passage::{self, Block, Prepared, Query, Sample, StatsBuilder, Target, TemplateRules};
+use crate::passage::{self, Block, Prepared, Query, Sample, StatsBuilder, TemplateRules};
 use crate::progress::Progress;
 use crate::report::Report;
 use crate::review::{PassageBlock, Placement, Pooled, SuggestedPassage};
@@ -288,14 +288,16 @@ fn internal_row(crawl: &Crawl, d: u32) -> Option<&crate::input::internal::Crawle
         .and_then(|i| crawl.crawled.get(&d).map(|&r| &i.urls[r]))
 }
 
-/// What the crawl says names a destination: its title, H1 and the anchors other pages use.
-fn target(crawl: &Crawl, d: u32) -> Target {
+/// The query for destination `d`, from what the crawl says names it: its title, H1 and
+/// the anchors other pages use.
+fn query(crawl: &Crawl, d: u32, stats: &passage::SiteStats) -> Query {
     let row = internal_row(crawl, d);
-    Target {
-        title: row.map(|u| u.title.clone()).unwrap_or_default(),
-        h1: row.map(|u| u.h1.clone()).unwrap_or_default(),
-        anchors: crawl.links.anchors.get(&d).cloned().unwrap_or_default(),
-    }
+    Query::of(
+        row.map_or("", |u| u.title.as_str()),
+        row.map_or("", |u| u.h1.as_str()),
+        crawl.links.anchors.get(&d).map_or(&[], Vec::as_slice),
+        stats,
+    )
 }
 
 /// What pass 1 learnt that pass 2 needs again: each row's page, and the blocks of the
@@ -435,7 +437,7 @@ impl Queries {
         let built = destinations
             .pages
             .par_iter()
-            .map(|&d| Query::new(&target(crawl, d), stats))
+            .map(|&d| query(crawl, d, stats))
             .collect();
         Queries {
             destinations,
