@@ -62,6 +62,9 @@ const GENERIC: &[&str] = &[
 /// (`examples/passage_eval.rs`, postgres15 and two generated sites, within 0.1 point).
 const EXACTNESS: i32 = 3;
 
+/// Bytes in the longest [`GENERIC`] text.
+const GENERIC_BYTES: usize = 24;
+
 /// Words in the longest [`GENERIC`] text.
 const MAX_GENERIC_WORDS: usize = 3;
 
@@ -83,23 +86,48 @@ pub fn is_generic(text: &str) -> bool {
         kept[n] = word;
         n += 1;
     }
-    n == 0
-        || GENERIC.iter().any(|generic| {
-            let mut parts = generic.split(' ');
-            kept[..n].iter().all(|word| {
-                parts.next().is_some_and(|part| {
-                    // The list is lowercase ASCII: an ASCII word is compared byte for byte
-                    // (lengths first), only another is lowercased a character at a time
-                    // (the Kelvin sign is a `k`). Folding every word had been a tenth of the
-                    // anchors' time.
-                    if word.is_ascii() {
-                        word.eq_ignore_ascii_case(part)
-                    } else {
-                        word.chars().flat_map(char::to_lowercase).eq(part.chars())
-                    }
-                })
-            }) && parts.next().is_none()
-        })
+    if n == 0 {
+        return true;
+    }
+    // ASCII words: lowercased into one short buffer and looked up in the sorted list (each
+    // destination's anchors are all asked about, a few hundred thousand texts, and walking
+    // the whole list for each had been most of this function's time).
+    if kept[..n].iter().all(|w| w.is_ascii()) {
+        let mut folded = [0u8; GENERIC_BYTES];
+        let mut len = 0;
+        for (k, word) in kept[..n].iter().enumerate() {
+            let end = len + usize::from(k > 0) + word.len();
+            if end > GENERIC_BYTES {
+                return false;
+            }
+            if k > 0 {
+                folded[len] = b' ';
+                len += 1;
+            }
+            for (to, b) in folded[len..end].iter_mut().zip(word.bytes()) {
+                *to = b.to_ascii_lowercase();
+            }
+            len = end;
+        }
+        return std::str::from_utf8(&folded[..len])
+            .is_ok_and(|text| GENERIC.binary_search(&text).is_ok());
+    }
+    GENERIC.iter().any(|generic| {
+        let mut parts = generic.split(' ');
+        kept[..n].iter().all(|word| {
+            parts.next().is_some_and(|part| {
+                // The list is lowercase ASCII: an ASCII word is compared byte for byte
+                // (lengths first), only another is lowercased a character at a time
+                // (the Kelvin sign is a `k`). Folding every word had been a tenth of the
+                // anchors' time.
+                if word.is_ascii() {
+                    word.eq_ignore_ascii_case(part)
+                } else {
+                    word.chars().flat_map(char::to_lowercase).eq(part.chars())
+                }
+            })
+        }) && parts.next().is_none()
+    })
 }
 
 /// What a span growing from one start shares with one phrase: the phrase's words matched
@@ -596,6 +624,7 @@ mod tests {
     #[test]
     fn generic_list_is_sorted_and_matches_loosely() {
         assert!(GENERIC.windows(2).all(|w| w[0] < w[1]));
+        assert!(GENERIC.iter().all(|g| g.len() <= GENERIC_BYTES));
         assert_eq!(
             GENERIC.iter().map(|g| g.split(' ').count()).max(),
             Some(MAX_GENERIC_WORDS)
