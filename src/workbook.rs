@@ -623,9 +623,7 @@ impl WorkbookWriter {
 
     /// The main workbook saved to its temporary file (removed when dropped).
     fn saved_main(&mut self) -> Result<Temporary, XlsxError> {
-        if let Some(bar) = &self.progress {
-            bar.set_message("Compressing the workbook");
-        }
+        // No "Compressing" message here: saved early, the Queue is still being written.
         let main = Temporary::new(part_path(&temp_path(&self.path), 0));
         without_write_panics(|| self.workbook.save(main.path()))?;
         Ok(main)
