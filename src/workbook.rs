@@ -586,7 +586,10 @@ impl WorkbookWriter {
             if separate {
                 // An empty placeholder here; the rows go to the part's own package.
                 self.workbook.add_worksheet().set_name(&name)?;
-                let file = part_path(&temp_path(&self.path), self.parts.len() + 1);
+                // Named by its placeholder's index (the main workbook is part 0): while a
+                // sheet's parts fill outside `self.parts` (`add_rows_beside_then`), their
+                // count would name a later sheet's parts after theirs.
+                let file = part_path(&temp_path(&self.path), first + part + 1);
                 self.parts.push(stream::Part {
                     workbook: stream::part_workbook(&self.formats, sheet, &name)?,
                     index: first + part,
@@ -617,6 +620,11 @@ impl WorkbookWriter {
     /// filling into packages of their own ([`add_rows_beside_then`](Self::add_rows_beside_then))
     /// are joined to it by [`finish`](Self::finish). No sheet may be added after.
     pub fn save_main(&mut self) -> Result<(), XlsxError> {
+        // A second save would go to the same temporary file, which the first one's
+        // `Temporary`, dropped on assignment, would then remove.
+        if self.main.is_some() {
+            return package::internal("the main workbook saved twice");
+        }
         self.main = Some(self.saved_main()?);
         Ok(())
     }
@@ -1679,5 +1687,56 @@ mod tests {
         let accented = "é".repeat(MAX_CELL_CHARS);
         assert_eq!(cut(&accented, MAX_CELL_CHARS), accented.as_str());
         assert_eq!(cut(&"a".repeat(11), 10), format!("{}…", "a".repeat(9)));
+    }
+
+    #[test]
+    fn sheets_beside_each_other_within_then_keep_their_own_parts() {
+        use calamine::{Reader, Xlsx, open_workbook};
+        let dir = std::env::temp_dir().join(format!("linkgap-nested-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("w.xlsx");
+        let sheet = |name: &str| Sheet::new(name, vec![Column::new("N", 8.0)]);
+        let rows = |n: i64| (0..n).map(|i| vec![Cell::Int(i)]);
+        let mut w = WorkbookWriter::new(&path, None).unwrap();
+        w.rows_per_sheet = 1_000;
+        // B's parts are out of the writer while `then` reserves D's: each needs a file of
+        // its own.
+        w.add_rows_beside_then(
+            (&sheet("A"), 10, rows(10)),
+            (&sheet("B"), 2_000, vec![rows(1_000), rows(1_000)]),
+            |w| {
+                w.add_rows_beside_then(
+                    (&sheet("C"), 10, rows(10)),
+                    (&sheet("D"), 1_500, vec![rows(1_000), rows(500)]),
+                    WorkbookWriter::save_main,
+                )
+            },
+        )
+        .unwrap();
+        w.finish().unwrap();
+        let mut book: Xlsx<_> = open_workbook(&path).unwrap();
+        let heights: Vec<usize> = book
+            .sheet_names()
+            .into_iter()
+            .map(|n| book.worksheet_range(&n).unwrap().height())
+            .collect();
+        assert_eq!(heights, [11, 1_001, 1_001, 11, 1_001, 501]);
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn the_main_workbook_is_saved_once() {
+        let dir = std::env::temp_dir().join(format!("linkgap-save-twice-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("w.xlsx");
+        let mut w = WorkbookWriter::new(&path, None).unwrap();
+        w.add(Sheet::new("One", vec![Column::new("N", 8.0)]))
+            .unwrap();
+        w.save_main().unwrap();
+        // A second save is refused: it would go to the file the first one's drop removes.
+        assert!(w.save_main().is_err());
+        w.finish().unwrap();
+        assert!(path.exists());
+        fs::remove_dir_all(&dir).unwrap();
     }
 }
