@@ -2,8 +2,8 @@
 //! text (Custom Extraction), build the site's statistics from every page (a fixed sample of
 //! them on a large site), keep the blocks of the pool's source pages only, and suggest for
 //! each row the block and the words of its source where the link fits ([`crate::passage`]).
-//! The first pass keeps the sample's source pages split, so the second reads the file only
-//! for the pages outside the sample: a site within the sample is read once.
+//! The first pass keeps the sample's source pages split, so the second splits only the
+//! pages outside the sample, and a site within the sample is read once.
 
 use std::collections::HashMap;
 use std::sync::Arc;
