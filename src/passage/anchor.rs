@@ -181,6 +181,21 @@ fn is_phrase(span: &[Word], phrase: &[u64]) -> bool {
     span.len() == phrase.len() && span.iter().zip(phrase).all(|(w, &h)| w.hash == h)
 }
 
+/// How a span that shares `shared` of its words with a phrase fits it: their overlap (0–1)
+/// and whether the span is the whole phrase (only that earns the phrase's link rate,
+/// [`Phrase::anchor_weight`]). The phrase's own words fit it whole, overlap 1; otherwise the
+/// shared words over the longer length, cubed ([`EXACTNESS`]). Shared words count no stop
+/// word (a block's stop words find no phrase), so by that rule alone a phrase with one
+/// inside fitted even itself by less: "ROLLBACK TO SAVEPOINT" by (2/3)³, and lost to the
+/// whole of a shorter phrase in the same words ("SAVEPOINT").
+fn fit(span: &[Word], phrase: &[u64], shared: usize) -> (f64, bool) {
+    if is_phrase(span, phrase) {
+        return (1.0, true);
+    }
+    let overlap = (shared as f64 / span.len().max(phrase.len()) as f64).powi(EXACTNESS);
+    (overlap, false)
+}
+
 /// The round and square brackets a span has opened and not closed.
 #[derive(Debug, Clone, Copy, Default)]
 struct Open {
@@ -429,10 +444,8 @@ fn best_span(
             let mut score = 0.0;
             for g in grown.iter().filter(|g| g.shared > 0) {
                 let p = &phrases[g.phrase];
-                let overlap =
-                    (g.shared as f64 / span.len().max(p.words.len()) as f64).powi(EXACTNESS);
+                let (overlap, whole) = fit(span, &p.words, g.shared);
                 // Overlap decides; the rarity of the shared words breaks ties.
-                let whole = is_phrase(span, &p.words);
                 score = f64::max(score, p.anchor_weight(whole) * overlap + 1e-3 * g.idf);
             }
             // Generic text is ruled out only for a span that would win: skipping a span
@@ -499,9 +512,7 @@ mod tests {
                         .filter(|w| in_phrase(w, k))
                         .map(|w| stats.idf(w.hash))
                         .sum();
-                    let o =
-                        (f64::from(shared) / span.len().max(p.words.len()) as f64).powi(EXACTNESS);
-                    let whole = is_phrase(span, &p.words);
+                    let (o, whole) = fit(span, &p.words, shared as usize);
                     score = f64::max(score, p.anchor_weight(whole) * o + 1e-3 * idf);
                 }
                 if score > 0.0
@@ -579,6 +590,40 @@ mod tests {
         }
         // The comparison is between anchors, not between two empty answers.
         assert!(found > texts.len() / 2, "{found}");
+    }
+
+    #[test]
+    fn a_phrase_with_a_stop_word_inside_fits_its_own_words_whole() {
+        use crate::passage::split_html;
+        use crate::passage::stats::{StatsBuilder, TemplateRules};
+        use crate::passage::text::words;
+        let phrase = |p: &str| {
+            let pw = words(p);
+            Phrase {
+                words: pw.iter().map(|w| w.hash).collect(),
+                stop: pw.iter().map(|w| w.stop).collect(),
+                weight: 1.0,
+                link_rate: 0.5,
+                rarity: 1.0,
+            }
+        };
+        let text = "Use ROLLBACK TO SAVEPOINT to undo the work since the savepoint.";
+        let mut site = StatsBuilder::new();
+        site.add_page(&split_html(&format!("<p>{text}</p>")));
+        let stats = site.finish(&TemplateRules::default());
+        let ws = words(text);
+        let whole = phrase("ROLLBACK TO SAVEPOINT");
+        assert_eq!(fit(&ws[1..4], &whole.words, 2), (1.0, true));
+        // Of two whole phrases of equal weight, the rarer words win: the command's whole
+        // name, not its last word, which had fitted by 1 against the name's (2/3)³.
+        let phrases = [whole, phrase("savepoint")];
+        let index = phrase_index(&phrases);
+        let chosen = Scratch::default().choose(text, &[], &phrases, &index, &stats);
+        assert_eq!(
+            chosen,
+            choose_from_scratch(text, &[], &ws, &phrases, &stats).map(|(_, r)| r)
+        );
+        assert_eq!(chosen.map(|r| &text[r]), Some("ROLLBACK TO SAVEPOINT"));
     }
 
     #[test]
