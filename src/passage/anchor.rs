@@ -2,8 +2,8 @@
 //! Among the block's 1–6-word spans that neither start nor end with a stop word, never the
 //! whole sentence, never generic link text, never inside (or across) an existing link, the
 //! one that best overlaps one of the destination's phrases (known anchors, title, H1):
-//! shared words over the longer length, cubed, times the phrase's weight as an anchor (less
-//! for a phrase the site writes often and seldom links).
+//! shared words over the longer length, cubed (1 for the phrase's own words), times the
+//! phrase's weight as an anchor (less for a phrase the site writes often and seldom links).
 
 use std::ops::Range;
 
