@@ -592,78 +592,58 @@ mod tests {
         assert!(found > texts.len() / 2, "{found}");
     }
 
-    #[test]
-    fn a_phrase_with_a_stop_word_inside_fits_its_own_words_whole() {
+    /// A phrase of weight 1 with the given link rate.
+    fn phrase(text: &str, link_rate: f64) -> Phrase {
+        let pw = crate::passage::text::words(text);
+        Phrase {
+            words: pw.iter().map(|w| w.hash).collect(),
+            stop: pw.iter().map(|w| w.stop).collect(),
+            weight: 1.0,
+            link_rate,
+            rarity: 1.0,
+        }
+    }
+
+    /// The anchor chosen in the one-paragraph page `text` for `phrases`, held to the oracle.
+    fn chosen<'a>(text: &'a str, phrases: &[Phrase]) -> Option<&'a str> {
         use crate::passage::split_html;
         use crate::passage::stats::{StatsBuilder, TemplateRules};
-        use crate::passage::text::words;
-        let phrase = |p: &str| {
-            let pw = words(p);
-            Phrase {
-                words: pw.iter().map(|w| w.hash).collect(),
-                stop: pw.iter().map(|w| w.stop).collect(),
-                weight: 1.0,
-                link_rate: 0.5,
-                rarity: 1.0,
-            }
-        };
-        let text = "Use ROLLBACK TO SAVEPOINT to undo the work since the savepoint.";
         let mut site = StatsBuilder::new();
         site.add_page(&split_html(&format!("<p>{text}</p>")));
         let stats = site.finish(&TemplateRules::default());
-        let ws = words(text);
-        let whole = phrase("ROLLBACK TO SAVEPOINT");
-        assert_eq!(fit(&ws[1..4], &whole.words, 2), (1.0, true));
-        // Of two whole phrases of equal weight, the rarer words win: the command's whole
-        // name, not its last word, which had fitted by 1 against the name's (2/3)³.
-        let phrases = [whole, phrase("savepoint")];
-        let index = phrase_index(&phrases);
-        let chosen = Scratch::default().choose(text, &[], &phrases, &index, &stats);
+        let index = phrase_index(phrases);
+        let words = crate::passage::text::words(text);
+        let chosen = Scratch::default().choose(text, &[], phrases, &index, &stats);
         assert_eq!(
             chosen,
-            choose_from_scratch(text, &[], &ws, &phrases, &stats).map(|(_, r)| r)
+            choose_from_scratch(text, &[], &words, phrases, &stats).map(|(_, r)| r)
         );
-        assert_eq!(chosen.map(|r| &text[r]), Some("ROLLBACK TO SAVEPOINT"));
+        chosen.map(|r| &text[r])
+    }
+
+    #[test]
+    fn a_phrase_with_a_stop_word_inside_fits_its_own_words_whole() {
+        let text = "Use ROLLBACK TO SAVEPOINT to undo the work since the savepoint.";
+        let whole = phrase("ROLLBACK TO SAVEPOINT", 0.5);
+        let words = crate::passage::text::words(text);
+        assert_eq!(fit(&words[1..4], &whole.words, 2), (1.0, true));
+        // Of two whole phrases of equal weight, the rarer words win: the command's whole
+        // name, not its last word, which had fitted by 1 against the name's (2/3)³.
+        let phrases = [whole, phrase("savepoint", 0.5)];
+        assert_eq!(chosen(text, &phrases), Some("ROLLBACK TO SAVEPOINT"));
     }
 
     #[test]
     fn a_generic_best_span_gives_way_to_the_best_other_one() {
-        use crate::passage::split_html;
-        use crate::passage::stats::{StatsBuilder, TemplateRules};
-        use crate::passage::text::words;
         let text = "Download the vacuum tables guide.";
-        let phrase = |p: &str, link_rate: f64| {
-            let pw = words(p);
-            Phrase {
-                words: pw.iter().map(|w| w.hash).collect(),
-                stop: pw.iter().map(|w| w.stop).collect(),
-                weight: 1.0,
-                link_rate,
-                rarity: 1.0,
-            }
-        };
         // "Download" is a whole phrase the site links often: the best span of all, but generic.
         let phrases = [phrase("download", 0.9), phrase("vacuum tables", 0.05)];
-        let mut site = StatsBuilder::new();
-        site.add_page(&split_html(&format!("<p>{text}</p>")));
-        let stats = site.finish(&TemplateRules::default());
-        let index = phrase_index(&phrases);
-        let ws = words(text);
-        let chosen = Scratch::default().choose(text, &[], &phrases, &index, &stats);
-        assert_eq!(chosen.clone().map(|r| &text[r]), Some("vacuum tables"));
-        assert_eq!(
-            chosen,
-            choose_from_scratch(text, &[], &ws, &phrases, &stats).map(|(_, r)| r)
-        );
+        assert_eq!(chosen(text, &phrases), Some("vacuum tables"));
         // With the generic phrase alone, a longer span holding it wins, as the oracle says.
-        let alone = [phrase("download", 0.9)];
-        let index = phrase_index(&alone);
-        let chosen = Scratch::default().choose(text, &[], &alone, &index, &stats);
         assert_eq!(
-            chosen,
-            choose_from_scratch(text, &[], &ws, &alone, &stats).map(|(_, r)| r)
+            chosen(text, &[phrase("download", 0.9)]),
+            Some("Download the vacuum")
         );
-        assert_eq!(chosen.map(|r| &text[r]), Some("Download the vacuum"));
     }
 
     #[test]
