@@ -47,6 +47,7 @@ DOCS=$(rustc --print sysroot 2>/dev/null || true)/share/doc/rust/html
 for b in cargo:cargobook reference:rustref; do
   book=${b%%:*}; name=${b#*:}
   [ -d "$DOCS/$book" ] || { echo "($DOCS/$book not found: $name skipped)" >&2; continue; }
+  command -v python3 >/dev/null || { echo "(no python3 for static_site_exports.py: $name skipped)" >&2; continue; }
   dir=$OUT/$name/crawl
   if [ ! -f "$dir/custom_extraction_all.csv" ]; then
     rm -rf "$OUT/$name/html"; mkdir -p "$OUT/$name"
