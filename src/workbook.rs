@@ -334,7 +334,7 @@ pub struct WorkbookWriter {
     parts: Vec<stream::Part>,
     /// The main workbook once [`save_main`](Self::save_main) saved it.
     main: Option<Temporary>,
-    /// Whether a large part of [`add_rows_beside`](Self::add_rows_beside)'s second sheet goes
+    /// Whether a large part of [`add_rows_beside_then`](Self::add_rows_beside_then)'s second sheet goes
     /// to a package of its own (always, but in the test that compares both ways).
     separate_parts: bool,
 }
@@ -352,7 +352,7 @@ fn new_workbook(formats: &Formats) -> Workbook {
     // Level 1 (static trees) is faster again but ~35% larger than 3.
     workbook.set_zip_compression_level(COMPRESSION_LEVEL);
     // A format gets its style number when first used; two sheets filled at once
-    // (add_rows_beside) would number them in whichever order the threads reach them, and
+    // (add_rows_beside_then) would number them in whichever order the threads reach them, and
     // the same workbook would differ from run to run. Registering every format first
     // fixes the numbering (rust_xlsxwriter's own advice for threaded writing), and gives a
     // part saved in a workbook of its own the same style numbers ([`package`]).
@@ -385,7 +385,7 @@ impl WorkbookWriter {
     }
 
     /// Split a sheet's rows into the parts its worksheets hold (one per Excel row limit;
-    /// always at least one, maybe empty), for [`add_rows_beside`](Self::add_rows_beside).
+    /// always at least one, maybe empty), for [`add_rows_beside_then`](Self::add_rows_beside_then).
     pub fn parts<T>(&self, mut rows: Vec<T>) -> Vec<Vec<T>> {
         let mut parts = Vec::new();
         // From the end, so each row moves once.
@@ -436,24 +436,12 @@ impl WorkbookWriter {
     /// `second`, and whichever is free takes the next part, so a Queue of millions of rows
     /// (five worksheets at a million pages) is filled on both cores. The sheets keep their
     /// order; the CSV of `second` is one file in row order.
-    pub fn add_rows_beside<A, B>(
-        &mut self,
-        first: (&Sheet, usize, A),
-        second: (&Sheet, usize, Vec<B>),
-    ) -> Result<(), XlsxError>
-    where
-        A: Iterator<Item = Vec<Cell>>,
-        B: Iterator<Item = Vec<Cell>> + Send,
-    {
-        self.add_rows_beside_then(first, second, |_| Ok(()))
-    }
-
-    /// [`add_rows_beside`](Self::add_rows_beside), then `then` on this thread as soon as
-    /// `first` is filled, while `second`'s parts may still be filling in packages of their
-    /// own: `then` writes the workbook's other sheets and [saves](Self::save_main) it, and
-    /// the save, one core's work, overlaps the filling of a long second sheet (the Queue
-    /// with its passages) instead of waiting for it. When `second` sits in the main workbook
-    /// (a small sheet), `then` waits for it.
+    ///
+    /// Then `then` runs on this thread as soon as `first` is filled, while `second`'s parts
+    /// may still be filling in packages of their own: `then` writes the workbook's other
+    /// sheets and [saves](Self::save_main) it, and the save, one core's work, overlaps the
+    /// filling of a long second sheet (the Queue with its passages) instead of waiting for
+    /// it. When `second` sits in the main workbook (a small sheet), `then` waits for it.
     pub fn add_rows_beside_then<A, B>(
         &mut self,
         first: (&Sheet, usize, A),
@@ -1252,7 +1240,7 @@ mod tests {
             let parts = w.parts((0..2_000).collect::<Vec<i64>>());
             w.add(Sheet::new("Summary", vec![Column::new("K", 8.0)]))
                 .unwrap();
-            w.add_rows_beside(
+            w.add_rows_beside_then(
                 (
                     &Sheet::new("A", vec![Column::new("Url", 8.0)]),
                     1_100,
@@ -1266,6 +1254,7 @@ mod tests {
                         .map(|part| part.into_iter().map(row_of_every_kind))
                         .collect(),
                 ),
+                |_| Ok(()),
             )
             .unwrap();
             w.add(Sheet::new("After", vec![Column::new("K", 8.0)]))
@@ -1326,9 +1315,10 @@ mod tests {
         w.rows_per_sheet = 10;
         w.add(sheet("Before")).unwrap();
         // Two parts, the second longer than a worksheet holds (not what `parts` makes).
-        let result = w.add_rows_beside(
+        let result = w.add_rows_beside_then(
             (&sheet("A"), 5, rows(5)),
             (&sheet("B"), 25, vec![rows(10), rows(15)]),
+            |_| Ok(()),
         );
         assert!(
             matches!(result, Err(XlsxError::RowColumnLimitError)),
@@ -1363,7 +1353,7 @@ mod tests {
 
     #[test]
     fn style_numbers_do_not_depend_on_which_sheet_uses_a_format_first() {
-        // What add_rows_beside relies on: two threads reach the formats in either order.
+        // What add_rows_beside_then relies on: two threads reach the formats in either order.
         let dir = std::env::temp_dir().join(format!("linkgap-styles-{}", std::process::id()));
         fs::create_dir_all(&dir).unwrap();
         let styles = |name: &str, first: Cell, second: Cell| {

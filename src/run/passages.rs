@@ -105,10 +105,10 @@ pub(super) fn suggest(
     // and every row's page is noted, so pass 2 splits no page twice and looks up no URL again.
     let sample = Sample::new(config.text_stats_pages, pages);
     let destinations = Destinations::of(candidates, crawl.urls.len());
-    let mut is_source = vec![false; crawl.urls.len()];
-    for c in candidates.iter() {
-        is_source[c.pages.0 as usize] = true;
-    }
+    // Each source page's rows together, each with its destination's query (every
+    // destination of `candidates` has one): which pages pass 1 keeps, and what pass 2 scores.
+    let by_source = BySource::of_pool(candidates, &destinations, crawl.urls.len());
+    let is_source = |f: u32| !by_source.of(f as usize).is_empty();
     let phrases = Arc::new(naming_phrases(crawl, &destinations.pages));
     let mut builder = StatsBuilder::new();
     if let Some(internal) = &crawl.internal {
@@ -134,7 +134,7 @@ pub(super) fn suggest(
                 // Used either way: an unsampled page's text is read again to be scored.
                 report.stats(stats).used += 1;
                 if sample.keeps(crawl.urls.url(f)) {
-                    let address = if is_source[f as usize] {
+                    let address = if is_source(f) {
                         page.address.to_string()
                     } else {
                         String::new()
@@ -157,7 +157,7 @@ pub(super) fn suggest(
                     for (f, address, text, format) in chunk {
                         let blocks = passage::split(&text, format);
                         part.add_page(&blocks);
-                        if is_source[f as usize] {
+                        if is_source(f) {
                             kept.push((f, address, blocks));
                         }
                     }
@@ -195,7 +195,7 @@ pub(super) fn suggest(
     let (found, queries) = place_all(
         config,
         crawl,
-        (&table, known),
+        (&table, known, &by_source),
         candidates,
         queries,
         &stats,
@@ -476,6 +476,15 @@ struct BySource {
 }
 
 impl BySource {
+    /// The pool's rows by source page (ids below `pages`), each with its destination's index.
+    fn of_pool(candidates: &[Pooled], destinations: &Destinations, pages: usize) -> Self {
+        let rows: Vec<(u32, usize)> = candidates
+            .iter()
+            .map(|c| (c.pages.0, destinations.index(c.pages.1).unwrap_or(0)))
+            .collect();
+        BySource::build(&rows, pages)
+    }
+
     /// Group `rows` (each a source page id below `pages` and what to keep for the row), row
     /// `i` of the input kept as candidate index `i`.
     fn build(rows: &[(u32, usize)], pages: usize) -> Self {
@@ -513,26 +522,13 @@ impl BySource {
 fn place_all(
     config: &RunConfig,
     crawl: &Crawl,
-    (table, mut known): (&Table, Known),
+    (table, mut known, by_source): (&Table, Known, &BySource),
     candidates: &mut [Pooled],
     queries: Queries,
     stats: &passage::SiteStats,
     progress: Progress,
 ) -> Result<(usize, Queries)> {
-    // Each source page's rows together, each with its destination's query.
     let pages = crawl.urls.len();
-    // Every destination of `candidates` has a query (`Destinations::of`).
-    let rows: Vec<(u32, usize)> = candidates
-        .iter()
-        .map(|c| {
-            (
-                c.pages.0,
-                queries.destinations.index(c.pages.1).unwrap_or(0),
-            )
-        })
-        .collect();
-    let by_source = BySource::build(&rows, pages);
-    drop(rows);
     let mut placed: Vec<(usize, Placement)> = Vec::new();
     // Pages are split into blocks on the workers, with their scoring, while the reading
     // thread tokenizes the next batch of the CSV.
