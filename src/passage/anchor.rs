@@ -10,8 +10,30 @@ use std::ops::Range;
 use super::stats::SiteStats;
 use super::text::{Phrase, Word, for_each_word};
 
-/// Longest anchor suggested, in words.
+/// Longest anchor suggested, in words; a word of Chinese, Japanese or Korean text (a pair
+/// of characters overlapping the one before, `text`) counts half ([`span_end`]).
 pub const MAX_ANCHOR_WORDS: usize = 6;
+
+/// The most words a span can hold: its first word, then pairs that each count half.
+const MAX_SPAN_WORDS: usize = 2 * MAX_ANCHOR_WORDS - 1;
+
+/// Where the longest span from word `i` ends (exclusive): at most [`MAX_ANCHOR_WORDS`]
+/// words, where a word that overlaps the one before (the pairs of characters Chinese,
+/// Japanese and Korean text is cut into) adds one character, and counts half: "エラーハンド
+/// リング" is eight pairs, one word of text, and had been cut to its last seven characters.
+fn span_end(words: &[Word], i: usize) -> usize {
+    let mut halves = 0;
+    let mut j = i;
+    while j < words.len() {
+        let overlaps = j > i && words[j].range.start < words[j - 1].range.end;
+        halves += if overlaps { 1 } else { 2 };
+        if halves > 2 * MAX_ANCHOR_WORDS {
+            break;
+        }
+        j += 1;
+    }
+    j
+}
 
 /// Link texts that say nothing about the destination; never suggested, and never used as
 /// evidence when other pages link with them.
@@ -136,7 +158,7 @@ pub fn is_generic(text: &str) -> bool {
 #[derive(Debug)]
 struct Grown {
     phrase: usize,
-    taken: [usize; MAX_ANCHOR_WORDS],
+    taken: [usize; MAX_SPAN_WORDS],
     shared: usize,
     idf: f64,
 }
@@ -391,7 +413,7 @@ fn best_span(
     // one word to each, in the same order, so nothing is recounted and the sums are the
     // same to the bit.
     for i in 0..words.len() {
-        let reach = (i + MAX_ANCHOR_WORDS).min(words.len());
+        let reach = span_end(words, i);
         // No span from here shares a word with a phrase: all score 0.
         if words[i].stop || named_before[reach] == named_before[i] {
             continue;
@@ -415,7 +437,7 @@ fn best_span(
                 let at = grown.iter().position(|g| g.phrase == k).unwrap_or_else(|| {
                     grown.push(Grown {
                         phrase: k,
-                        taken: [usize::MAX; MAX_ANCHOR_WORDS],
+                        taken: [usize::MAX; MAX_SPAN_WORDS],
                         shared: 0,
                         idf: 0.0,
                     });
@@ -478,7 +500,7 @@ mod tests {
         let in_phrase = |w: &Word, k: usize| !w.stop && phrases[k].words.contains(&w.hash);
         let mut best: Option<(f64, Range<usize>)> = None;
         for i in 0..words.len() {
-            for j in i + 1..=(i + MAX_ANCHOR_WORDS).min(words.len()) {
+            for j in i + 1..=span_end(words, i) {
                 let first = words[i].range.start;
                 let lettered = words[i..j].iter().any(|w| lettered(text, w));
                 let Some(open) =
@@ -631,6 +653,16 @@ mod tests {
         // name, not its last word, which had fitted by 1 against the name's (2/3)³.
         let phrases = [whole, phrase("savepoint", 0.5)];
         assert_eq!(chosen(text, &phrases), Some("ROLLBACK TO SAVEPOINT"));
+    }
+
+    #[test]
+    fn a_japanese_title_inside_a_sentence_is_the_anchor_whole() {
+        // One run of characters, cut into pairs: the title's eight pairs are found inside
+        // it, and are one anchor (six words had cut it to its last seven characters).
+        let text = "詳しくはエラーハンドリングの章を参照してください。";
+        let title = phrase("エラーハンドリング", 0.5);
+        assert_eq!(title.words.len(), 8);
+        assert_eq!(chosen(text, &[title]), Some("エラーハンドリング"));
     }
 
     #[test]

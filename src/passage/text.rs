@@ -1,6 +1,9 @@
 //! Words: the tokenizer shared by the site statistics, the scoring and the anchor choice.
 //! A word is a run of Unicode letters, digits and `_` (so `pg_dump` is one word), compared
 //! lower-cased through a 64-bit hash; a small English stop-word list is down-weighted.
+//! Chinese, Japanese and Korean text, which does not put spaces between words (or, in
+//! Korean, writes particles onto them), is cut into overlapping pairs of characters, as
+//! search engines' CJK analyzers do: "函数和结构体" holds "结构体" as "结构" "构体".
 
 use std::ops::Range;
 
@@ -284,7 +287,9 @@ fn scan(text: &str, mut f: impl FnMut(Range<usize>, u64)) {
         } else {
             // `i` is at a character's first byte: every step moves by a whole character.
             let (word, len) = char_at(text, i);
-            if word {
+            if len == 3 && text[i..].chars().next().is_some_and(is_caseless_letter) {
+                i = caseless_pairs(text, i, &mut f);
+            } else if word {
                 i = word_beyond_ascii(text, i, i, &mut lower, &mut f);
             } else {
                 i += len;
@@ -375,12 +380,9 @@ fn word_beyond_ascii(
             }
         }
         let c = text[end..].chars().next().unwrap_or_default();
-        if is_caseless_letter(c) {
-            lower.extend_from_slice(&bytes[end..end + 3]);
-            end += 3;
-            continue;
-        }
-        if !is_word_char(c) {
+        // Chinese, Japanese or Korean after other letters ("crate_nameアトリビュート") starts
+        // words of its own ([`caseless_pairs`]).
+        if is_caseless_letter(c) || !is_word_char(c) {
             break;
         }
         push_lower(lower, &text[end..end + c.len_utf8()]);
@@ -389,6 +391,28 @@ fn word_beyond_ascii(
     // Also for an ASCII word that ends at a character beyond ASCII (`end == from`): `lower`
     // holds its lower case, and `hash_bytes` of it is `hash_ascii`'s hash.
     f(start..end, hash_bytes(lower));
+    end
+}
+
+/// The words of the run of [`is_caseless_letter`] characters at byte `i` of `text`, each two
+/// characters long and overlapping by one (one character on its own is a word); returns
+/// where the run ends. These scripts write words without spaces between them: a run is a
+/// phrase or a sentence, and as one word it matched only itself. Pairs let "结构体" (two
+/// pairs) be found in "函数和结构体", as phrases are found anywhere, without a dictionary.
+/// The characters are all three bytes long and caseless, so a pair's bytes are its lower
+/// case.
+fn caseless_pairs(text: &str, i: usize, f: &mut impl FnMut(Range<usize>, u64)) -> usize {
+    let bytes = text.as_bytes();
+    let mut end = i;
+    while text[end..].chars().next().is_some_and(is_caseless_letter) {
+        end += 3;
+    }
+    if end - i == 3 {
+        f(i..end, hash_bytes(&bytes[i..end]));
+    }
+    for at in (i..end.saturating_sub(3)).step_by(3) {
+        f(at..at + 6, hash_bytes(&bytes[at..at + 6]));
+    }
     end
 }
 
@@ -494,22 +518,78 @@ mod tests {
     use super::*;
 
     /// The words of `text` found a character at a time, each hashed on its own from its
-    /// lower case by the standard library: the rule the one-pass scan must keep.
+    /// lower case by the standard library: the rule the one-pass scan must keep. A run of
+    /// word characters is cut where Chinese, Japanese or Korean starts or stops; such a
+    /// piece gives its pairs of characters (its one character, alone).
     fn two_passes(text: &str) -> Vec<(Range<usize>, u64)> {
         let mut out = Vec::new();
-        let mut start = None;
+        let mut start: Option<(usize, bool)> = None;
+        let mut pieces = Vec::new();
         for (i, c) in text.char_indices().chain([(text.len(), ' ')]) {
-            match (is_word_char(c) && i < text.len(), start) {
-                (true, None) => start = Some(i),
-                (false, Some(s)) => {
-                    let lowered: String = text[s..i].chars().flat_map(char::to_lowercase).collect();
-                    out.push((s..i, hash_bytes(lowered.as_bytes())));
+            let kind = (is_word_char(c) && i < text.len()).then(|| is_caseless_letter(c));
+            match (kind, start) {
+                (Some(k), None) => start = Some((i, k)),
+                (Some(k), Some((s, was))) if k != was => {
+                    pieces.push((s..i, was));
+                    start = Some((i, k));
+                }
+                (None, Some((s, was))) => {
+                    pieces.push((s..i, was));
                     start = None;
                 }
                 _ => {}
             }
         }
+        for (range, caseless) in pieces {
+            let piece = &text[range.clone()];
+            if caseless {
+                let at: Vec<usize> = piece.char_indices().map(|(k, _)| range.start + k).collect();
+                if at.len() == 1 {
+                    out.push((range.clone(), hash_bytes(piece.as_bytes())));
+                }
+                for w in at.windows(2) {
+                    let end = w[1] + text[w[1]..].chars().next().map_or(0, char::len_utf8);
+                    out.push((w[0]..end, hash_bytes(&text.as_bytes()[w[0]..end])));
+                }
+            } else {
+                let lowered: String = piece.chars().flat_map(char::to_lowercase).collect();
+                out.push((range, hash_bytes(lowered.as_bytes())));
+            }
+        }
         out
+    }
+
+    #[test]
+    fn chinese_japanese_and_korean_are_cut_into_overlapping_pairs() {
+        let text = "函数和结构体, crate_nameアトリビュート 枚 크레이트는";
+        let w: Vec<&str> = words(text).iter().map(|w| &text[w.range.clone()]).collect();
+        assert_eq!(
+            w,
+            [
+                "函数",
+                "数和",
+                "和结",
+                "结构",
+                "构体",
+                "crate_name",
+                "アト",
+                "トリ",
+                "リビ",
+                "ビュ",
+                "ュー",
+                "ート",
+                "枚",
+                "크레",
+                "레이",
+                "이트",
+                "트는"
+            ]
+        );
+        // So a title's words are found inside a run that holds them, as a phrase is.
+        let hashes = |t: &str| words(t).iter().map(|w| w.hash).collect::<Vec<_>>();
+        let (title, block) = (hashes("结构体"), hashes("函数和结构体"));
+        assert!(block.windows(title.len()).any(|w| w == title.as_slice()));
+        assert!(hashes("크레이트는").starts_with(&hashes("크레이트")));
     }
 
     #[test]
@@ -581,14 +661,18 @@ mod tests {
         // The sound marks between the kana blocks are not word characters.
         assert!(!is_word_char('\u{3099}') && !is_word_char('\u{309b}'));
         // Runs of them, with kana (the standard library's path) between, split at
-        // punctuation, as a reference does.
+        // punctuation, as a reference does, and into pairs; Latin letters after them are a
+        // word of their own.
         let text = "日本語のテキスト、한국어 文章。中文abc";
         let mut found = Vec::new();
         scan(text, |r, h| found.push((text[r].to_string(), h)));
-        let want: Vec<(String, u64)> = ["日本語のテキスト", "한국어", "文章", "中文abc"]
-            .iter()
-            .map(|w| (w.to_string(), hash_bytes(w.to_lowercase().as_bytes())))
-            .collect();
+        let want: Vec<(String, u64)> = [
+            "日本", "本語", "語の", "のテ", "テキ", "キス", "スト", "한국", "국어", "文章", "中文",
+            "abc",
+        ]
+        .iter()
+        .map(|w| (w.to_string(), hash_bytes(w.to_lowercase().as_bytes())))
+        .collect();
         assert_eq!(found, want);
     }
 
@@ -648,8 +732,8 @@ mod tests {
         // On ASCII, accented, multi-byte and case-changing text ('İ' lowers to two
         // characters), digits, `_` and punctuation; `hash_lower` of each word agrees.
         let pieces = [
-            "a", "Z", "pg_dump", "É", "é", "İ", "ß", "日本", "9", " ", ", ", "-", "'", "—",
-            "\u{a0}", "Ωmega", "x\u{301}",
+            "a", "Z", "pg_dump", "É", "é", "İ", "ß", "日本", "語", "アイ", "한", "9", " ", ", ",
+            "-", "'", "—", "\u{a0}", "Ωmega", "x\u{301}",
         ];
         let mut rng = crate::rng::Rng::new(31);
         let mut words_seen = 0;
