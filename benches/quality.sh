@@ -8,7 +8,7 @@
 #   SEEDS="1 2" SHARE=0.1 override the hold-out seeds and share.
 #   EXTRA="name=DIR ..." adds crawl folders, e.g. a static documentation site made into
 #   exports by benches/static_site_exports.py (docs/quality.md: git's manual pages).
-#   The Cargo book and the Rust Reference are added when the toolchain has its docs.
+#   The Cargo book, the Rust Reference and Rust by Example are added when the toolchain has its docs.
 # Columns: hidden links; N = similarity-only proposals (Opportunities "Not found");
 # sim@N / queue@N = hidden links among them / among the Queue's first N rows by Priority;
 # ratio = queue@N / sim@N; queue = hidden links anywhere in the Queue; rows = Queue rows;
@@ -39,12 +39,14 @@ for g in "gen-2k-s11:2000:8:4:11" "gen-6k-s23:6000:16:6:23"; do
   sites+=("$name=$dir")
 done
 
-# Two real documentation sites from the Rust toolchain's own docs, when its rust-docs component
-# is installed: the Cargo book and the Rust Reference (mdBook; the main content is <main>).
+# Three real documentation sites from the Rust toolchain's own docs, when its rust-docs component
+# is installed: the Cargo book, the Rust Reference and Rust by Example (mdBook; the main
+# content is <main>). Rust by Example is written in nine languages, three of them Chinese,
+# Japanese and Korean, which the tokenizer cuts into pairs of characters.
 # benches/static_site_exports.py makes their exports, so no crawl is needed; the figures move
 # with the toolchain's version of the books.
 DOCS=$(rustc --print sysroot 2>/dev/null || true)/share/doc/rust/html
-for b in cargo:cargobook reference:rustref; do
+for b in cargo:cargobook reference:rustref rust-by-example:rbe; do
   book=${b%%:*}; name=${b#*:}
   [ -d "$DOCS/$book" ] || { echo "($DOCS/$book not found: $name skipped)" >&2; continue; }
   command -v python3 >/dev/null || { echo "(no python3 for static_site_exports.py: $name skipped)" >&2; continue; }
@@ -52,8 +54,9 @@ for b in cargo:cargobook reference:rustref; do
   if [ ! -f "$dir/custom_extraction_all.csv" ]; then
     rm -rf "$OUT/$name/html"; mkdir -p "$OUT/$name"
     cp -r "$DOCS/$book" "$OUT/$name/html"
-    # The whole book on one page, and the table of contents, are not pages of the site.
-    rm -f "$OUT/$name/html/print.html" "$OUT/$name/html/toc.html"
+    # The whole book on one page, and the table of contents, are not pages of the site (nor
+    # are each translation's).
+    find "$OUT/$name/html" \( -name print.html -o -name toc.html \) -delete
     python3 benches/static_site_exports.py "$OUT/$name/html" "$dir" --base "https://$name.example/" --main tag=main --dim 256 >/dev/null
   fi
   sites+=("$name=$dir")
