@@ -11,7 +11,8 @@
 //! the best plain BM25 against the destination's title and H1, counted the same way.
 //! Nothing here runs in the test suite: it reads a real crawl. `SHOW_MISSES=1` prints the
 //! passage misses, `SHOW_ANCHOR_MISSES=1` the anchor misses on the right passage, `SHOW_ANCHORS=1`
-//! every anchor suggested on the right passage.
+//! every anchor suggested on the right passage, `SHOW_BASE_WINS=1` the pairs only the
+//! baseline places right (the last line counts the pairs each finds).
 //!
 //! FOLDER can be a generated site (`linkgap-gen … --page-text`, as benches/quality.sh makes).
 
@@ -198,6 +199,7 @@ fn evaluate(
     let (mut pairs, mut no_block) = (0u32, 0u32);
     let (mut ours, mut base) = (Tally::default(), Tally::default());
     let mut reasons: HashMap<String, u32> = HashMap::new();
+    let mut both: HashMap<(bool, bool), u32> = HashMap::new();
     let mut sorted: Vec<&(String, String)> = removed.iter().collect();
     sorted.sort();
     for (s, d) in sorted {
@@ -246,7 +248,33 @@ fn evaluate(
                 t.anchor_exact += u32::from(a.eq_ignore_ascii_case(real_anchor.trim()));
             }
         };
-        match Query::new(&target, stats).suggest(&unwrapped, stats, &to_d) {
+        // Whether linkgap and the baseline each found the block, counted together: the pairs
+        // only the baseline finds are where the scoring loses to plain BM25.
+        let is_hit = |block: usize| {
+            let chosen = unwrapped[block].element_text();
+            truth.iter().any(|&i| unwrapped[i].element_text() == chosen)
+        };
+        let suggested = Query::new(&target, stats).suggest(&unwrapped, stats, &to_d);
+        // Baseline: plain BM25 against title + H1, no phrases, no kinds, no exclusions.
+        let plain = Target {
+            title: title.clone(),
+            h1: h1.clone(),
+            anchors: Vec::new(),
+        };
+        let base_choice = baseline(&unwrapped, &plain, plain_stats);
+        let ours_hit = suggested.as_ref().is_ok_and(|s| is_hit(s.block));
+        let base_hit = base_choice.as_ref().is_some_and(|(b, _)| is_hit(*b));
+        *both.entry((ours_hit, base_hit)).or_insert(0) += 1;
+        if base_hit && !ours_hit && std::env::var_os("SHOW_BASE_WINS").is_some() {
+            show_base_win(
+                (s, d),
+                &target,
+                &unwrapped,
+                (&suggested, base_choice.as_ref().map(|c| c.0)),
+                (stats, &to_d),
+            );
+        }
+        match suggested {
             Ok(sug) => {
                 if !truth.contains(&sug.block) && std::env::var_os("SHOW_MISSES").is_some() {
                     let cut = |t: &str| t.chars().take(160).collect::<String>();
@@ -296,13 +324,7 @@ fn evaluate(
                     .or_default() += 1;
             }
         }
-        // Baseline: plain BM25 against title + H1, no phrases, no kinds, no exclusions.
-        let plain = Target {
-            title: title.clone(),
-            h1: h1.clone(),
-            anchors: Vec::new(),
-        };
-        if let Some((block, anchor)) = baseline(&unwrapped, &plain, plain_stats) {
+        if let Some((block, anchor)) = base_choice {
             tally(&mut base, block, anchor.as_deref());
         }
     }
@@ -318,6 +340,45 @@ fn evaluate(
         );
     }
     println!("no suggestion: {reasons:?}");
+    let count = |o: bool, b: bool| both.get(&(o, b)).copied().unwrap_or(0);
+    println!(
+        "passage hits: both {}, linkgap only {}, baseline only {}, neither {}",
+        count(true, true),
+        count(true, false),
+        count(false, true),
+        count(false, false)
+    );
+}
+
+/// Print a pair only the baseline placed right: what linkgap chose, and the baseline's block
+/// with the score linkgap gives it alone (`SHOW_BASE_WINS=1`).
+fn show_base_win(
+    (source, destination): (&str, &str),
+    target: &Target,
+    blocks: &[Block],
+    (suggested, base): (
+        &Result<linkgap::passage::Suggestion, linkgap::passage::NoPlace>,
+        Option<usize>,
+    ),
+    (stats, to_d): (&SiteStats, &dyn Fn(&str) -> bool),
+) {
+    let cut = |t: &str| t.chars().take(150).collect::<String>();
+    let Some(b) = base else { return };
+    let alone = Query::new(target, stats)
+        .suggest(&blocks[b..=b], stats, to_d)
+        .map(|x| x.score);
+    println!(
+        "BASE WIN {source} -> {destination}\n  title {:?} h1 {:?} anchors {:?}\n  chose {:?}\n  baseline #{b} {:?} with {} links, linkgap's score alone {alone:?}: {}",
+        target.title,
+        target.h1,
+        target.anchors.iter().take(5).collect::<Vec<_>>(),
+        suggested
+            .as_ref()
+            .map(|o| (o.block, o.kind, o.score, cut(&o.text))),
+        blocks[b].kind,
+        blocks[b].links.len(),
+        cut(&blocks[b].text)
+    );
 }
 
 /// The baseline: the block with the best BM25 of the title and H1 words; its anchor is the
