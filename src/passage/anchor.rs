@@ -186,7 +186,7 @@ fn allowed_span(
     if span.start == 0 && span.end == words.len() && (words.len() > 3 || ends_sentence) {
         return None;
     }
-    let range = first.range.start..open.close(text, last.range.end);
+    let range = first.range.start..open.close(text, last.range.end)?;
     let touches_link = links
         .iter()
         .any(|l| l.start < range.end && range.start < l.end);
@@ -218,41 +218,88 @@ fn fit(span: &[Word], phrase: &[u64], shared: usize) -> (f64, bool) {
     (overlap, false)
 }
 
-/// The round and square brackets a span has opened and not closed.
+/// The round and square brackets a span has opened and not closed; Chinese and Japanese
+/// text's full-width round brackets count as round, its lenticular and corner brackets
+/// (【】「」) as square.
 #[derive(Debug, Clone, Copy, Default)]
 struct Open {
     round: usize,
     square: usize,
 }
 
+/// A bracket: whether it is round, and whether it opens.
+type Bracket = (bool, bool);
+
+/// The bracket whose UTF-8 starts `bytes`, with its length.
+fn bracket(bytes: &[u8]) -> Option<(Bracket, usize)> {
+    match bytes {
+        [b'(', ..] => Some(((true, true), 1)),
+        [b')', ..] => Some(((true, false), 1)),
+        [b'[', ..] => Some(((false, true), 1)),
+        [b']', ..] => Some(((false, false), 1)),
+        [0xef, 0xbc, 0x88, ..] => Some(((true, true), 3)),
+        [0xef, 0xbc, 0x89, ..] => Some(((true, false), 3)),
+        [0xe3, 0x80, 0x8c | 0x90, ..] => Some(((false, true), 3)),
+        [0xe3, 0x80, 0x8d | 0x91, ..] => Some(((false, false), 3)),
+        _ => None,
+    }
+}
+
+/// Whether `text` ends as a sentence does (in Chinese and Japanese too): a span of all its
+/// words is then the whole sentence, never an anchor.
+fn ends_sentence(text: &str) -> bool {
+    text.trim_end()
+        .ends_with(['.', '!', '?', ':', ';', '。', '！', '？', '：', '；'])
+}
+
+/// Whether `bytes` hold a bracket ([`bracket`]).
+fn has_bracket(bytes: &[u8]) -> bool {
+    (0..bytes.len()).any(|i| bracket(&bytes[i..]).is_some())
+}
+
 impl Open {
     /// Count the brackets in `bytes`, which continue the span; `None` when one closes a
     /// bracket the span did not open ("1) today"): so would every longer span.
     fn scan(mut self, bytes: &[u8]) -> Option<Self> {
-        for &b in bytes {
-            match b {
-                b'(' => self.round += 1,
-                b')' => self.round = self.round.checked_sub(1)?,
-                b'[' => self.square += 1,
-                b']' => self.square = self.square.checked_sub(1)?,
-                _ => {}
-            }
+        let mut i = 0;
+        while i < bytes.len() {
+            let Some(((round, opens), len)) = bracket(&bytes[i..]) else {
+                i += 1;
+                continue;
+            };
+            let count = if round {
+                &mut self.round
+            } else {
+                &mut self.square
+            };
+            *count = if opens {
+                *count + 1
+            } else {
+                count.checked_sub(1)?
+            };
+            i += len;
         }
         Some(self)
     }
 
     /// Where a span ending at `end` ends once the characters right after it close the
-    /// brackets it left open (at most a few: "f(x)", "a[1]").
-    fn close(mut self, text: &str, mut end: usize) -> usize {
-        for b in text.as_bytes()[end..].iter().take(4) {
-            match b {
-                b')' if self.round > 0 => self.round -= 1,
-                b']' if self.square > 0 => self.square -= 1,
+    /// brackets it left open (at most a few: "f(x)", "a[1]"); `None` when some stay open:
+    /// "types (i.e" is no link text.
+    fn close(mut self, text: &str, mut end: usize) -> Option<usize> {
+        for _ in 0..4 {
+            match bracket(&text.as_bytes()[end..]) {
+                Some(((true, false), len)) if self.round > 0 => {
+                    self.round -= 1;
+                    end += len;
+                }
+                Some(((false, false), len)) if self.square > 0 => {
+                    self.square -= 1;
+                    end += len;
+                }
                 _ => break,
             }
-            end += 1;
         }
-        end
+        (self.round == 0 && self.square == 0).then_some(end)
     }
 }
 
@@ -364,7 +411,7 @@ fn best_span(
         grown,
         flags,
     } = buffers;
-    let ends_sentence = text.trim_end().ends_with(['.', '!', '?', ':', ';']);
+    let ends_sentence = ends_sentence(text);
     // A span scores only through the words it shares with a phrase. Each word's phrases
     // (by index) are found once, so a span looks only at the phrases its words are in, and
     // the many spans that share no word with any phrase (score 0) are passed over at once.
@@ -397,9 +444,7 @@ fn best_span(
     flags.clear();
     let mut end = 0;
     flags.extend(words.iter().map(|w| {
-        let bracket = text.as_bytes()[end..w.range.end]
-            .iter()
-            .any(|b| matches!(b, b'(' | b')' | b'[' | b']'));
+        let bracket = has_bracket(&text.as_bytes()[end..w.range.end]);
         end = w.range.end;
         WordFlags {
             bracket,
@@ -496,7 +541,7 @@ mod tests {
         phrases: &[Phrase],
         stats: &SiteStats,
     ) -> Option<(f64, Range<usize>)> {
-        let ends_sentence = text.trim_end().ends_with(['.', '!', '?', ':', ';']);
+        let ends_sentence = ends_sentence(text);
         let in_phrase = |w: &Word, k: usize| !w.stop && phrases[k].words.contains(&w.hash);
         let mut best: Option<(f64, Range<usize>)> = None;
         for i in 0..words.len() {
@@ -653,6 +698,38 @@ mod tests {
         // name, not its last word, which had fitted by 1 against the name's (2/3)³.
         let phrases = [whole, phrase("savepoint", 0.5)];
         assert_eq!(chosen(text, &phrases), Some("ROLLBACK TO SAVEPOINT"));
+    }
+
+    #[test]
+    fn an_anchor_closes_every_bracket_it_opens() {
+        // The phrase's own words, but across an opening bracket whose close is further on:
+        // "vector (Result" had been the anchor, as link text a broken one.
+        let text = "Collect them into a vector (Result values first) and return it.";
+        let anchor = chosen(text, &[phrase("vector result", 0.5)]).expect("an anchor");
+        assert_ne!(anchor, "vector (Result");
+        assert_eq!(
+            anchor.matches('(').count(),
+            anchor.matches(')').count(),
+            "{anchor}"
+        );
+        // One closed right after the span is taken in: "f(x)" stays whole.
+        assert_eq!(
+            chosen("Call f(x) twice.", &[phrase("f x", 0.5)]),
+            Some("f(x)")
+        );
+        // Full-width brackets too.
+        let text = "使用结构体（struct 和 enum）定义类型。";
+        let anchor = chosen(text, &[phrase("结构体（struct", 0.5)]).expect("an anchor");
+        assert_ne!(anchor, "结构体（struct");
+        assert_eq!(
+            anchor.matches('（').count(),
+            anchor.matches('）').count(),
+            "{anchor}"
+        );
+        assert_eq!(
+            chosen("见「所有权」一章。", &[phrase("所有权", 0.5)]),
+            Some("所有权")
+        );
     }
 
     #[test]
