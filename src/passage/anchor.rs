@@ -218,29 +218,51 @@ fn fit(span: &[Word], phrase: &[u64], shared: usize) -> (f64, bool) {
     (overlap, false)
 }
 
-/// The round and square brackets a span has opened and not closed; Chinese and Japanese
-/// text's full-width round brackets count as round, its lenticular and corner brackets
-/// (【】「」) as square.
+/// The brackets and quotation marks a span has opened and not closed: round and square
+/// brackets (Chinese and Japanese text's full-width round brackets count as round, its
+/// lenticular and corner brackets 【】「」 as square), curly double quotes, and whether a
+/// straight double quote is open. A single quote is no mark: ’ and ' are apostrophes too.
 #[derive(Debug, Clone, Copy, Default)]
 struct Open {
     round: usize,
     square: usize,
+    curly: usize,
+    straight: bool,
 }
 
-/// A bracket: whether it is round, and whether it opens.
-type Bracket = (bool, bool);
+/// A pair of marks that open and close.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Pair {
+    Round,
+    Square,
+    Curly,
+}
 
-/// The bracket whose UTF-8 starts `bytes`, with its length.
-fn bracket(bytes: &[u8]) -> Option<(Bracket, usize)> {
+/// A bracket or quotation mark.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mark {
+    Opens(Pair),
+    Closes(Pair),
+    /// `"`: it opens or closes by what is open.
+    Straight,
+}
+
+/// The mark whose UTF-8 starts `bytes`, with its length.
+fn mark(bytes: &[u8]) -> Option<(Mark, usize)> {
+    use Mark::{Closes, Opens, Straight};
+    use Pair::{Curly, Round, Square};
     match bytes {
-        [b'(', ..] => Some(((true, true), 1)),
-        [b')', ..] => Some(((true, false), 1)),
-        [b'[', ..] => Some(((false, true), 1)),
-        [b']', ..] => Some(((false, false), 1)),
-        [0xef, 0xbc, 0x88, ..] => Some(((true, true), 3)),
-        [0xef, 0xbc, 0x89, ..] => Some(((true, false), 3)),
-        [0xe3, 0x80, 0x8c | 0x90, ..] => Some(((false, true), 3)),
-        [0xe3, 0x80, 0x8d | 0x91, ..] => Some(((false, false), 3)),
+        [b'(', ..] => Some((Opens(Round), 1)),
+        [b')', ..] => Some((Closes(Round), 1)),
+        [b'[', ..] => Some((Opens(Square), 1)),
+        [b']', ..] => Some((Closes(Square), 1)),
+        [b'"', ..] => Some((Straight, 1)),
+        [0xef, 0xbc, 0x88, ..] => Some((Opens(Round), 3)),
+        [0xef, 0xbc, 0x89, ..] => Some((Closes(Round), 3)),
+        [0xe3, 0x80, 0x8c | 0x90, ..] => Some((Opens(Square), 3)),
+        [0xe3, 0x80, 0x8d | 0x91, ..] => Some((Closes(Square), 3)),
+        [0xe2, 0x80, 0x9c, ..] => Some((Opens(Curly), 3)),
+        [0xe2, 0x80, 0x9d, ..] => Some((Closes(Curly), 3)),
         _ => None,
     }
 }
@@ -252,54 +274,87 @@ fn ends_sentence(text: &str) -> bool {
         .ends_with(['.', '!', '?', ':', ';', '。', '！', '？', '：', '；'])
 }
 
-/// Whether `bytes` hold a bracket ([`bracket`]).
-fn has_bracket(bytes: &[u8]) -> bool {
-    (0..bytes.len()).any(|i| bracket(&bytes[i..]).is_some())
+/// Whether `bytes` hold a bracket or quotation mark ([`mark`]).
+fn has_mark(bytes: &[u8]) -> bool {
+    (0..bytes.len()).any(|i| mark(&bytes[i..]).is_some())
+}
+
+/// Whether a sentence ends between word `k - 1` and word `k` of `text`: no link text runs
+/// across it ("replication is currently asynchronous. Synchronous replication"). A `!` or
+/// `?` before a space ends one, as a Chinese or Japanese full stop does; a full stop before
+/// a space and a capital, unless it follows a number or a letter alone: a section number's
+/// ("27.3. Failover", "F.27. `pg_buffercache`", both whole link texts on postgres15) or an
+/// abbreviation's ("e.g. This").
+fn sentence_break_before(text: &str, words: &[Word], k: usize) -> bool {
+    let (end, start) = (words[k - 1].range.end, words[k].range.start);
+    if end >= start {
+        return false;
+    }
+    let gap = &text[end..start];
+    if gap.contains(['。', '！', '？']) {
+        return true;
+    }
+    let ends = |c: u8| {
+        gap.as_bytes()
+            .windows(2)
+            .any(|w| w[0] == c && w[1].is_ascii_whitespace())
+    };
+    if ends(b'!') || ends(b'?') {
+        return true;
+    }
+    let before = &text[words[k - 1].range.clone()];
+    ends(b'.')
+        && before.chars().nth(1).is_some()
+        && !before.bytes().all(|b| b.is_ascii_digit())
+        && text[start..].starts_with(char::is_uppercase)
 }
 
 impl Open {
-    /// Count the brackets in `bytes`, which continue the span; `None` when one closes a
+    fn count(&mut self, pair: Pair) -> &mut usize {
+        match pair {
+            Pair::Round => &mut self.round,
+            Pair::Square => &mut self.square,
+            Pair::Curly => &mut self.curly,
+        }
+    }
+
+    /// Count the marks in `bytes`, which continue the span; `None` when one closes a
     /// bracket the span did not open ("1) today"): so would every longer span.
     fn scan(mut self, bytes: &[u8]) -> Option<Self> {
         let mut i = 0;
         while i < bytes.len() {
-            let Some(((round, opens), len)) = bracket(&bytes[i..]) else {
+            let Some((m, len)) = mark(&bytes[i..]) else {
                 i += 1;
                 continue;
             };
-            let count = if round {
-                &mut self.round
-            } else {
-                &mut self.square
-            };
-            *count = if opens {
-                *count + 1
-            } else {
-                count.checked_sub(1)?
-            };
+            match m {
+                Mark::Opens(p) => *self.count(p) += 1,
+                Mark::Closes(p) => *self.count(p) = self.count(p).checked_sub(1)?,
+                Mark::Straight => self.straight = !self.straight,
+            }
             i += len;
         }
         Some(self)
     }
 
-    /// Where a span ending at `end` ends once the characters right after it close the
-    /// brackets it left open (at most a few: "f(x)", "a[1]"); `None` when some stay open:
-    /// "types (i.e" is no link text.
+    /// Where a span ending at `end` ends once the characters right after it close the marks
+    /// it left open (at most a few: "f(x)", "a[1]", "“autocommit”"); `None` when some stay
+    /// open: "types (i.e" or "called “autocommit" is no link text.
     fn close(mut self, text: &str, mut end: usize) -> Option<usize> {
         for _ in 0..4 {
-            match bracket(&text.as_bytes()[end..]) {
-                Some(((true, false), len)) if self.round > 0 => {
-                    self.round -= 1;
+            match mark(&text.as_bytes()[end..]) {
+                Some((Mark::Closes(p), len)) if *self.count(p) > 0 => {
+                    *self.count(p) -= 1;
                     end += len;
                 }
-                Some(((false, false), len)) if self.square > 0 => {
-                    self.square -= 1;
+                Some((Mark::Straight, len)) if self.straight => {
+                    self.straight = false;
                     end += len;
                 }
                 _ => break,
             }
         }
-        (self.round == 0 && self.square == 0).then_some(end)
+        (self.round == 0 && self.square == 0 && self.curly == 0 && !self.straight).then_some(end)
     }
 }
 
@@ -386,9 +441,11 @@ struct Buffers {
 /// once per span (scanning each span's bytes again had been a fifth of the chooser's time).
 #[derive(Debug, Clone, Copy)]
 struct WordFlags {
-    /// A bracket between the end of the word before and the end of this one: only then
-    /// are those bytes scanned ([`Open::scan`]).
+    /// A bracket or quotation mark between the end of the word before and the end of this
+    /// one: only then are those bytes scanned ([`Open::scan`]).
     bracket: bool,
+    /// A sentence ends between the word before and this one ([`sentence_break_before`]).
+    breaks: bool,
     /// The word counts towards the span's letter rule ([`lettered`]).
     lettered: bool,
 }
@@ -443,11 +500,12 @@ fn best_span(
     }
     flags.clear();
     let mut end = 0;
-    flags.extend(words.iter().map(|w| {
-        let bracket = has_bracket(&text.as_bytes()[end..w.range.end]);
+    flags.extend(words.iter().enumerate().map(|(k, w)| {
+        let bracket = has_mark(&text.as_bytes()[end..w.range.end]);
         end = w.range.end;
         WordFlags {
             bracket,
+            breaks: k > 0 && sentence_break_before(text, words, k),
             lettered: lettered(text, w),
         }
     }));
@@ -470,6 +528,10 @@ fn best_span(
             (false, Open::default(), words[i].range.start);
         for j in i + 1..=reach {
             let added = j - 1;
+            // Nor does any longer span from here.
+            if added > i && flags[added].breaks {
+                break;
+            }
             has_letter |= flags[added].lettered;
             if flags[added].bracket {
                 let Some(now) = open.scan(&text.as_bytes()[scanned..words[added].range.end]) else {
@@ -546,6 +608,9 @@ mod tests {
         let mut best: Option<(f64, Range<usize>)> = None;
         for i in 0..words.len() {
             for j in i + 1..=span_end(words, i) {
+                if (i + 1..j).any(|k| sentence_break_before(text, words, k)) {
+                    continue;
+                }
                 let first = words[i].range.start;
                 let lettered = words[i..j].iter().any(|w| lettered(text, w));
                 let Some(open) =
@@ -729,6 +794,34 @@ mod tests {
         assert_eq!(
             chosen("见「所有权」一章。", &[phrase("所有权", 0.5)]),
             Some("所有权")
+        );
+        // Quotation marks as well, curly or straight.
+        let text = "A role called “autocommit mode” here.";
+        let anchor = chosen(text, &[phrase("called autocommit", 0.5)]).expect("an anchor");
+        assert_eq!(
+            anchor.matches('“').count(),
+            anchor.matches('”').count(),
+            "{anchor}"
+        );
+        let text = "Set Default: \"1 day\" or more.";
+        let anchor = chosen(text, &[phrase("default 1", 0.5)]).expect("an anchor");
+        assert_eq!(anchor.matches('"').count() % 2, 0, "{anchor}");
+        assert_eq!(
+            chosen("See “autocommit” below.", &[phrase("autocommit", 0.5)]),
+            Some("autocommit")
+        );
+    }
+
+    #[test]
+    fn an_anchor_stays_within_its_sentence() {
+        let text = "Replication is currently asynchronous. Synchronous replication is not.";
+        let phrases = [phrase("asynchronous synchronous replication", 0.5)];
+        let anchor = chosen(text, &phrases).expect("an anchor");
+        assert!(!anchor.contains(". "), "{anchor}");
+        // A full stop inside a word ("5.6", "e.g") is no sentence's end.
+        assert_eq!(
+            chosen("Read Section 5.6 first.", &[phrase("Section 5.6", 0.5)]),
+            Some("Section 5.6")
         );
     }
 
