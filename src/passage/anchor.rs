@@ -765,51 +765,52 @@ mod tests {
         assert_eq!(chosen(text, &phrases), Some("ROLLBACK TO SAVEPOINT"));
     }
 
+    /// Whether every bracket and quotation mark `s` opens it closes, counted plainly.
+    fn balanced(s: &str) -> bool {
+        [('(', ')'), ('（', '）'), ('「', '」'), ('“', '”')]
+            .iter()
+            .all(|&(o, c)| s.matches(o).count() == s.matches(c).count())
+            && s.matches('"').count().is_multiple_of(2)
+    }
+
     #[test]
-    fn an_anchor_closes_every_bracket_it_opens() {
-        // The phrase's own words, but across an opening bracket whose close is further on:
-        // "vector (Result" had been the anchor, as link text a broken one.
-        let text = "Collect them into a vector (Result values first) and return it.";
-        let anchor = chosen(text, &[phrase("vector result", 0.5)]).expect("an anchor");
-        assert_ne!(anchor, "vector (Result");
-        assert_eq!(
-            anchor.matches('(').count(),
-            anchor.matches(')').count(),
-            "{anchor}"
-        );
-        // One closed right after the span is taken in: "f(x)" stays whole.
-        assert_eq!(
-            chosen("Call f(x) twice.", &[phrase("f x", 0.5)]),
-            Some("f(x)")
-        );
-        // Full-width brackets too.
-        let text = "使用结构体（struct 和 enum）定义类型。";
-        let anchor = chosen(text, &[phrase("结构体（struct", 0.5)]).expect("an anchor");
-        assert_ne!(anchor, "结构体（struct");
-        assert_eq!(
-            anchor.matches('（').count(),
-            anchor.matches('）').count(),
-            "{anchor}"
-        );
-        assert_eq!(
-            chosen("见「所有权」一章。", &[phrase("所有权", 0.5)]),
-            Some("所有权")
-        );
-        // Quotation marks as well, curly or straight.
-        let text = "A role called “autocommit mode” here.";
-        let anchor = chosen(text, &[phrase("called autocommit", 0.5)]).expect("an anchor");
-        assert_eq!(
-            anchor.matches('“').count(),
-            anchor.matches('”').count(),
-            "{anchor}"
-        );
-        let text = "Set Default: \"1 day\" or more.";
-        let anchor = chosen(text, &[phrase("default 1", 0.5)]).expect("an anchor");
-        assert_eq!(anchor.matches('"').count() % 2, 0, "{anchor}");
-        assert_eq!(
-            chosen("See “autocommit” below.", &[phrase("autocommit", 0.5)]),
-            Some("autocommit")
-        );
+    fn an_anchor_closes_every_bracket_and_quotation_mark_it_opens() {
+        // Each text has the phrase's own words across a mark closed further on: that span
+        // had been the anchor ("vector (Result"), as link text a broken one.
+        for (text, words, broken) in [
+            (
+                "Collect them into a vector (Result values first) and return it.",
+                "vector result",
+                "vector (Result",
+            ),
+            (
+                "使用结构体（struct 和 enum）定义类型。",
+                "结构体（struct",
+                "结构体（struct",
+            ),
+            (
+                "A role called “autocommit mode” here.",
+                "called autocommit",
+                "called “autocommit",
+            ),
+            (
+                "Set Default: \"1 day\" or more.",
+                "default 1",
+                "Default: \"1",
+            ),
+        ] {
+            let anchor = chosen(text, &[phrase(words, 0.5)]).expect("an anchor");
+            assert_ne!(anchor, broken);
+            assert!(balanced(anchor), "{anchor}");
+        }
+        // A mark closed right after the span is taken in; marks around it stay out.
+        for (text, words, anchor) in [
+            ("Call f(x) twice.", "f x", "f(x)"),
+            ("见「所有权」一章。", "所有权", "所有权"),
+            ("See “autocommit” below.", "autocommit", "autocommit"),
+        ] {
+            assert_eq!(chosen(text, &[phrase(words, 0.5)]), Some(anchor));
+        }
     }
 
     #[test]
