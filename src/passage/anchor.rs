@@ -14,6 +14,22 @@ use super::text::{Phrase, Word, for_each_word};
 /// of characters overlapping the one before, `text`) counts half ([`span_end`]).
 pub const MAX_ANCHOR_WORDS: usize = 6;
 
+/// Twice the words `words` count as text: 2 for a word, 1 for a word that overlaps the one
+/// before (a pair of CJK characters after another adds one character).
+fn half_words(words: &[Word]) -> usize {
+    words
+        .iter()
+        .enumerate()
+        .map(|(k, w)| {
+            if k > 0 && w.range.start < words[k - 1].range.end {
+                1
+            } else {
+                2
+            }
+        })
+        .sum()
+}
+
 /// The most words a span can hold: its first word, then pairs that each count half.
 const MAX_SPAN_WORDS: usize = 2 * MAX_ANCHOR_WORDS - 1;
 
@@ -22,6 +38,7 @@ const MAX_SPAN_WORDS: usize = 2 * MAX_ANCHOR_WORDS - 1;
 /// Japanese and Korean text is cut into) adds one character, and counts half: "エラーハンド
 /// リング" is eight pairs, one word of text, and had been cut to its last seven characters.
 fn span_end(words: &[Word], i: usize) -> usize {
+    // `half_words` of each longer span, grown a word at a time.
     let mut halves = 0;
     let mut j = i;
     while j < words.len() {
@@ -166,10 +183,12 @@ struct Grown {
 /// The byte range of the span `words[span]` of `text` if it may be an anchor: it neither
 /// starts nor ends with a stop word, has a word with a letter that is not a stop word (never
 /// "1", "2022" or "6.2 to 9.6.3"), is
-/// not the whole of a sentence (the whole of a short label may be), and neither sits inside
-/// nor crosses an existing link. A bracket the span opens is closed in it: the range runs on
-/// over the closing brackets that follow ("git-config(1)", not "git-config(1").
-/// `lettered` (a non-stop word of the span has a letter) and `open` (the span's brackets,
+/// not the whole of a sentence (the whole of a short label may be: at most three words, a
+/// pair of CJK characters after another counting half, [`span_end`]), and neither sits
+/// inside nor crosses an existing link. Every bracket and quotation mark the span opens is
+/// closed in it: the range runs on over the closing marks that follow ("git-config(1)", not
+/// "git-config(1"), and a span that leaves one open is no anchor ("types (i.e").
+/// `lettered` (a non-stop word of the span has a letter) and `open` (the span's marks,
 /// [`Open::scan`]) are the caller's: [`best_span`] grows them a word at a time.
 fn allowed_span(
     text: &str,
@@ -183,7 +202,7 @@ fn allowed_span(
     if first.stop || last.stop || !lettered {
         return None;
     }
-    if span.start == 0 && span.end == words.len() && (words.len() > 3 || ends_sentence) {
+    if span.start == 0 && span.end == words.len() && (half_words(words) > 6 || ends_sentence) {
         return None;
     }
     let range = first.range.start..open.close(text, last.range.end)?;
@@ -218,53 +237,68 @@ fn fit(span: &[Word], phrase: &[u64], shared: usize) -> (f64, bool) {
     (overlap, false)
 }
 
-/// The brackets and quotation marks a span has opened and not closed: round and square
-/// brackets (Chinese and Japanese text's full-width round brackets count as round, its
-/// lenticular and corner brackets 【】「」 as square), curly double quotes, and whether a
-/// straight double quote is open. A single quote is no mark: ’ and ' are apostrophes too.
+/// The brackets and quotation marks a span has opened and not closed, by kind ([`Pair`]).
 #[derive(Debug, Clone, Copy, Default)]
-struct Open {
-    round: usize,
-    square: usize,
-    curly: usize,
-    straight: bool,
-}
+struct Open([usize; PAIRS]);
 
-/// A pair of marks that open and close.
+/// Kinds of marks that open and close: round brackets (and full-width （）), square ones
+/// (and ［］), the lenticular 【】, corner 「」, white corner 『』 and double angle 《》
+/// brackets of Chinese and Japanese text, curly double quotes, and straight double quotes,
+/// which open or close by what is around them ([`mark`]). A single quote is no mark: ’ and
+/// ' are apostrophes too.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Pair {
     Round,
     Square,
+    Lenticular,
+    Corner,
+    WhiteCorner,
+    Angle,
     Curly,
-}
-
-/// A bracket or quotation mark.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Mark {
-    Opens(Pair),
-    Closes(Pair),
-    /// `"`: it opens or closes by what is open.
     Straight,
 }
 
-/// The mark whose UTF-8 starts `bytes`, with its length.
-fn mark(bytes: &[u8]) -> Option<(Mark, usize)> {
-    use Mark::{Closes, Opens, Straight};
-    use Pair::{Curly, Round, Square};
-    match bytes {
-        [b'(', ..] => Some((Opens(Round), 1)),
-        [b')', ..] => Some((Closes(Round), 1)),
-        [b'[', ..] => Some((Opens(Square), 1)),
-        [b']', ..] => Some((Closes(Square), 1)),
-        [b'"', ..] => Some((Straight, 1)),
-        [0xef, 0xbc, 0x88, ..] => Some((Opens(Round), 3)),
-        [0xef, 0xbc, 0x89, ..] => Some((Closes(Round), 3)),
-        [0xe3, 0x80, 0x8c | 0x90, ..] => Some((Opens(Square), 3)),
-        [0xe3, 0x80, 0x8d | 0x91, ..] => Some((Closes(Square), 3)),
-        [0xe2, 0x80, 0x9c, ..] => Some((Opens(Curly), 3)),
-        [0xe2, 0x80, 0x9d, ..] => Some((Closes(Curly), 3)),
-        _ => None,
-    }
+/// How many kinds of [`Pair`] there are.
+const PAIRS: usize = 8;
+
+/// A bracket or quotation mark: its kind, and whether it opens.
+type Mark = (Pair, bool);
+
+/// The mark at byte `at` of `text`, with its length. A straight double quote opens at the
+/// start of the text or after a space or an opening sign (`("x`, `="x`, `:"x`), and closes
+/// anywhere else (`x"`): `debug" and "trace` closes one quote it never opened.
+fn mark(text: &[u8], at: usize) -> Option<(Mark, usize)> {
+    use Pair::{Angle, Corner, Curly, Lenticular, Round, Square, Straight, WhiteCorner};
+    let (pair, opens, len) = match &text[at..] {
+        [b'(', ..] => (Round, true, 1),
+        [b')', ..] => (Round, false, 1),
+        [b'[', ..] => (Square, true, 1),
+        [b']', ..] => (Square, false, 1),
+        [b'"', ..] => {
+            let opens = at == 0
+                || matches!(
+                    text[at - 1],
+                    b' ' | b'\t' | b'\n' | b'(' | b'[' | b'{' | b'=' | b':'
+                );
+            (Straight, opens, 1)
+        }
+        [0xef, 0xbc, 0x88, ..] => (Round, true, 3),
+        [0xef, 0xbc, 0x89, ..] => (Round, false, 3),
+        [0xef, 0xbc, 0xbb, ..] => (Square, true, 3),
+        [0xef, 0xbc, 0xbd, ..] => (Square, false, 3),
+        [0xe3, 0x80, 0x90, ..] => (Lenticular, true, 3),
+        [0xe3, 0x80, 0x91, ..] => (Lenticular, false, 3),
+        [0xe3, 0x80, 0x8c, ..] => (Corner, true, 3),
+        [0xe3, 0x80, 0x8d, ..] => (Corner, false, 3),
+        [0xe3, 0x80, 0x8e, ..] => (WhiteCorner, true, 3),
+        [0xe3, 0x80, 0x8f, ..] => (WhiteCorner, false, 3),
+        [0xe3, 0x80, 0x8a, ..] => (Angle, true, 3),
+        [0xe3, 0x80, 0x8b, ..] => (Angle, false, 3),
+        [0xe2, 0x80, 0x9c, ..] => (Curly, true, 3),
+        [0xe2, 0x80, 0x9d, ..] => (Curly, false, 3),
+        _ => return None,
+    };
+    Some(((pair, opens), len))
 }
 
 /// Whether `text` ends as a sentence does (in Chinese and Japanese too): a span of all its
@@ -274,17 +308,19 @@ fn ends_sentence(text: &str) -> bool {
         .ends_with(['.', '!', '?', ':', ';', '。', '！', '？', '：', '；'])
 }
 
-/// Whether `bytes` hold a bracket or quotation mark ([`mark`]).
-fn has_mark(bytes: &[u8]) -> bool {
-    (0..bytes.len()).any(|i| mark(&bytes[i..]).is_some())
+/// Whether `text[range]` holds a bracket or quotation mark ([`mark`]).
+fn has_mark(text: &[u8], range: Range<usize>) -> bool {
+    range.into_iter().any(|i| mark(text, i).is_some())
 }
 
 /// Whether a sentence ends between word `k - 1` and word `k` of `text`: no link text runs
-/// across it ("replication is currently asynchronous. Synchronous replication"). A `!` or
-/// `?` before a space ends one, as a Chinese or Japanese full stop does; a full stop before
-/// a space and a capital, unless it follows a number or a letter alone: a section number's
-/// ("27.3. Failover", "F.27. `pg_buffercache`", both whole link texts on postgres15) or an
-/// abbreviation's ("e.g. This").
+/// across it ("replication is currently asynchronous. Synchronous replication"). It ends at
+/// a Chinese or Japanese full stop, `！` or `？`; at `!` or `?` before a space; at a full
+/// stop before a space and a word that does not start in lower case, unless the stop
+/// follows a number or a letter alone: a section number's ("27.3. Failover", "F.27.
+/// `pg_buffercache`", both whole link texts on postgres15) or an abbreviation's ("e.g.
+/// This"). Closing marks may stand between the stop and the space (`it.” Then`, `below.)
+/// Next`).
 fn sentence_break_before(text: &str, words: &[Word], k: usize) -> bool {
     let (end, start) = (words[k - 1].range.end, words[k].range.start);
     if end >= start {
@@ -294,44 +330,41 @@ fn sentence_break_before(text: &str, words: &[Word], k: usize) -> bool {
     if gap.contains(['。', '！', '？']) {
         return true;
     }
-    let ends = |c: u8| {
-        gap.as_bytes()
-            .windows(2)
-            .any(|w| w[0] == c && w[1].is_ascii_whitespace())
+    // Whether `sign` is in the gap with a space after it, past any closing marks.
+    let before_space = |sign: char| {
+        gap.char_indices().any(|(i, c)| {
+            c == sign
+                && gap[i + 1..]
+                    .trim_start_matches([')', ']', '"', '\'', '”', '’', '）'])
+                    .starts_with(char::is_whitespace)
+        })
     };
-    if ends(b'!') || ends(b'?') {
+    if before_space('!') || before_space('?') {
         return true;
     }
     let before = &text[words[k - 1].range.clone()];
-    ends(b'.')
+    before_space('.')
         && before.chars().nth(1).is_some()
         && !before.bytes().all(|b| b.is_ascii_digit())
-        && text[start..].starts_with(char::is_uppercase)
+        && !text[start..].starts_with(char::is_lowercase)
 }
 
 impl Open {
-    fn count(&mut self, pair: Pair) -> &mut usize {
-        match pair {
-            Pair::Round => &mut self.round,
-            Pair::Square => &mut self.square,
-            Pair::Curly => &mut self.curly,
-        }
-    }
-
-    /// Count the marks in `bytes`, which continue the span; `None` when one closes a
-    /// bracket the span did not open ("1) today"): so would every longer span.
-    fn scan(mut self, bytes: &[u8]) -> Option<Self> {
-        let mut i = 0;
-        while i < bytes.len() {
-            let Some((m, len)) = mark(&bytes[i..]) else {
+    /// Count the marks in `text[range]`, which continues the span; `None` when one closes a
+    /// mark the span did not open ("1) today", "debug\" and"): so would every longer span.
+    fn scan(mut self, text: &[u8], range: Range<usize>) -> Option<Self> {
+        let mut i = range.start;
+        while i < range.end {
+            let Some(((pair, opens), len)) = mark(text, i) else {
                 i += 1;
                 continue;
             };
-            match m {
-                Mark::Opens(p) => *self.count(p) += 1,
-                Mark::Closes(p) => *self.count(p) = self.count(p).checked_sub(1)?,
-                Mark::Straight => self.straight = !self.straight,
-            }
+            let count = &mut self.0[pair as usize];
+            *count = if opens {
+                *count + 1
+            } else {
+                count.checked_sub(1)?
+            };
             i += len;
         }
         Some(self)
@@ -342,19 +375,15 @@ impl Open {
     /// open: "types (i.e" or "called “autocommit" is no link text.
     fn close(mut self, text: &str, mut end: usize) -> Option<usize> {
         for _ in 0..4 {
-            match mark(&text.as_bytes()[end..]) {
-                Some((Mark::Closes(p), len)) if *self.count(p) > 0 => {
-                    *self.count(p) -= 1;
-                    end += len;
-                }
-                Some((Mark::Straight, len)) if self.straight => {
-                    self.straight = false;
+            match mark(text.as_bytes(), end) {
+                Some(((pair, false), len)) if self.0[pair as usize] > 0 => {
+                    self.0[pair as usize] -= 1;
                     end += len;
                 }
                 _ => break,
             }
         }
-        (self.round == 0 && self.square == 0 && self.curly == 0 && !self.straight).then_some(end)
+        self.0.iter().all(|&n| n == 0).then_some(end)
     }
 }
 
@@ -501,7 +530,7 @@ fn best_span(
     flags.clear();
     let mut end = 0;
     flags.extend(words.iter().enumerate().map(|(k, w)| {
-        let bracket = has_mark(&text.as_bytes()[end..w.range.end]);
+        let bracket = has_mark(text.as_bytes(), end..w.range.end);
         end = w.range.end;
         WordFlags {
             bracket,
@@ -534,7 +563,7 @@ fn best_span(
             }
             has_letter |= flags[added].lettered;
             if flags[added].bracket {
-                let Some(now) = open.scan(&text.as_bytes()[scanned..words[added].range.end]) else {
+                let Some(now) = open.scan(text.as_bytes(), scanned..words[added].range.end) else {
                     break;
                 };
                 open = now;
@@ -614,7 +643,7 @@ mod tests {
                 let first = words[i].range.start;
                 let lettered = words[i..j].iter().any(|w| lettered(text, w));
                 let Some(open) =
-                    Open::default().scan(&text.as_bytes()[first..words[j - 1].range.end])
+                    Open::default().scan(text.as_bytes(), first..words[j - 1].range.end)
                 else {
                     continue;
                 };
@@ -664,9 +693,39 @@ mod tests {
         use crate::passage::stats::{StatsBuilder, TemplateRules};
         use crate::passage::text::words;
         let vocabulary = [
-            "tables", "rows", "the", "index", "of", "vacuum", "full", "and", "planner", "to",
-            "Tables", "join", "here", "click", "more", "f(x)", "(see", "x)", "[2]", "42", "a[1",
+            "tables",
+            "rows",
+            "the",
+            "index",
+            "of",
+            "vacuum",
+            "full",
+            "and",
+            "planner",
+            "to",
+            "Tables",
+            "join",
+            "here",
+            "click",
+            "more",
+            "f(x)",
+            "(see",
+            "x)",
+            "[2]",
+            "42",
+            "a[1",
             "(1)",
+            "\"x",
+            "“rows",
+            "join”",
+            "rows\"",
+            "Tables.",
+            "index!",
+            "结构体的函数",
+            "（表",
+            "索引）",
+            "「表」",
+            "테이블은",
         ];
         let mut seed = 11u64;
         let mut next = |n: usize| {
@@ -765,12 +824,29 @@ mod tests {
         assert_eq!(chosen(text, &phrases), Some("ROLLBACK TO SAVEPOINT"));
     }
 
-    /// Whether every bracket and quotation mark `s` opens it closes, counted plainly.
+    /// Whether every bracket and quotation mark `s` opens it closes, counted plainly: as many
+    /// of each closing bracket as of its opening one, and straight quotes in pairs, the first
+    /// not right after a letter (where it would close a quotation begun before `s`).
     fn balanced(s: &str) -> bool {
-        [('(', ')'), ('（', '）'), ('「', '」'), ('“', '”')]
+        let pairs = [
+            ('(', ')'),
+            ('（', '）'),
+            ('「', '」'),
+            ('【', '】'),
+            ('《', '》'),
+            ('“', '”'),
+        ];
+        let first_quote_closes = s.find('"').is_some_and(|i| {
+            s[..i]
+                .chars()
+                .next_back()
+                .is_some_and(char::is_alphanumeric)
+        });
+        pairs
             .iter()
             .all(|&(o, c)| s.matches(o).count() == s.matches(c).count())
             && s.matches('"').count().is_multiple_of(2)
+            && !first_quote_closes
     }
 
     #[test]
@@ -798,6 +874,13 @@ mod tests {
                 "default 1",
                 "Default: \"1",
             ),
+            // Two quotations: an even count of straight quotes, one closed and one opened.
+            (
+                "Toggle the \"debug\" and \"trace\" options.",
+                "debug and trace",
+                "debug\" and \"trace",
+            ),
+            ("《结构体》和【函数】", "结构体和函数", "结构体》和【函数"),
         ] {
             let anchor = chosen(text, &[phrase(words, 0.5)]).expect("an anchor");
             assert_ne!(anchor, broken);
@@ -819,10 +902,34 @@ mod tests {
         let phrases = [phrase("asynchronous synchronous replication", 0.5)];
         let anchor = chosen(text, &phrases).expect("an anchor");
         assert!(!anchor.contains(". "), "{anchor}");
-        // A full stop inside a word ("5.6", "e.g") is no sentence's end.
+        // A closing mark may stand between the stop and the space; Hangul has no capitals.
+        let stop_it = [phrase("stop it then", 0.5)];
+        let anchor = chosen("He said “stop it.” Then he left.", &stop_it);
+        assert!(
+            !anchor.is_some_and(|a| a.contains(". ") || a.contains(".” ")),
+            "{anchor:?}"
+        );
+        let next_step = [phrase("끝났다 다음", 0.5)];
+        let anchor = chosen("작업이 끝났다. 다음 단계를 본다", &next_step);
+        assert!(!anchor.is_some_and(|a| a.contains(". ")), "{anchor:?}");
+        // A full stop inside a number, or after a section number, is no sentence's end.
         assert_eq!(
             chosen("Read Section 5.6 first.", &[phrase("Section 5.6", 0.5)]),
             Some("Section 5.6")
+        );
+        assert_eq!(
+            chosen("See 27.3. Failover now", &[phrase("27.3. Failover", 0.5)]),
+            Some("27.3. Failover")
+        );
+    }
+
+    #[test]
+    fn a_short_cjk_label_may_be_its_whole_block() {
+        // Four pairs, two words and a half: a label, not a sentence ("所有权规" had been
+        // chosen, the whole counted as four words).
+        assert_eq!(
+            chosen("所有权规则", &[phrase("所有权规则", 0.5)]),
+            Some("所有权规则")
         );
     }
 

@@ -429,9 +429,9 @@ fn char_at(text: &str, i: usize) -> (bool, usize) {
 
 /// Whether `c` is in a block of three-byte letters that have no case: the kana (their letters
 /// and length marks, not the combining sound marks), the CJK ideographs (U+3400–U+4DBF,
-/// U+4E00–U+9FFF) and the Hangul syllables (U+AC00–U+D7A3). A word in Chinese, Japanese or
-/// Korean text is a long run of them; a range test spares each the standard library's table
-/// searches (a test checks every one against them).
+/// U+4E00–U+9FFF) and the Hangul syllables (U+AC00–U+D7A3). Chinese, Japanese or Korean
+/// text is long runs of them, cut into pairs ([`caseless_pairs`]); a range test spares each
+/// character the standard library's table searches (a test checks every one against them).
 fn is_caseless_letter(c: char) -> bool {
     matches!(
         u32::from(c),
