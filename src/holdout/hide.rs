@@ -8,6 +8,7 @@
 //! whose href resolves to the destination is unwrapped; its words stay. `hidden.csv` keeps the
 //! truth: source, destination, the real anchor and the text of the block that held the link.
 
+use std::collections::hash_map::Entry;
 use std::collections::{HashMap, HashSet};
 use std::io;
 use std::path::{Path, PathBuf};
@@ -17,12 +18,27 @@ use url::Url;
 use super::html::unwrap_links;
 use super::{column, create_csv, find_files, open_csv, url_key};
 
+impl Hidden {
+    /// Note one more real link text of the pair, unless empty or already known.
+    /// Runs of white space become one space: `hidden.csv` keeps them one to a line.
+    fn add_other_anchor(&mut self, text: &str) {
+        let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        if !text.is_empty()
+            && text != self.anchor.trim()
+            && text != self.link_text.trim()
+            && !self.other_anchors.contains(&text)
+        {
+            self.other_anchors.push(text);
+        }
+    }
+}
+
 /// A (source, destination) pair of URL keys.
 type Pair = (String, String);
 
 /// The columns of `hidden.csv`. Not "Source"/"Destination": linkgap, run on the same folder,
 /// would take the file for a second All Inlinks export.
-pub const HIDDEN_HEADER: [&str; 8] = [
+pub const HIDDEN_HEADER: [&str; 9] = [
     "Hidden Source",
     "Hidden Destination",
     "Real Anchor",
@@ -31,6 +47,7 @@ pub const HIDDEN_HEADER: [&str; 8] = [
     "Other Blocks",
     "Rows Removed",
     "Links Unwrapped",
+    "Other Anchors",
 ];
 
 /// What to hide.
@@ -82,6 +99,10 @@ pub struct Hidden {
     pub block: String,
     /// Blocks of the other unwrapped `<a>`s of the pair.
     pub other_blocks: Vec<String>,
+    /// The pair's other link texts (All Inlinks anchors of its other body rows, texts of its
+    /// other unwrapped `<a>`s), each once: a page that linked D twice, as "environment
+    /// variable" in one block and "the reference" in another, had both as real anchors.
+    pub other_anchors: Vec<String>,
     /// All Inlinks rows removed for it.
     pub rows_removed: usize,
     /// `<a>` elements unwrapped for it.
@@ -194,20 +215,24 @@ fn body_pairs(path: &Path) -> io::Result<(Vec<Pair>, HashMap<Pair, Hidden>)> {
         if key.0 == key.1 {
             continue;
         }
-        info.entry(key.clone()).or_insert_with(|| {
-            order.push(key.clone());
-            Hidden {
-                source: rec[cols.source].trim().to_string(),
-                destination: key.1.clone(),
-                anchor: cols
-                    .anchor
-                    .and_then(|c| rec.get(c))
-                    .unwrap_or("")
-                    .trim()
-                    .to_string(),
-                ..Hidden::default()
+        let anchor = cols
+            .anchor
+            .and_then(|c| rec.get(c))
+            .unwrap_or("")
+            .trim()
+            .to_string();
+        match info.entry(key.clone()) {
+            Entry::Occupied(mut h) => h.get_mut().add_other_anchor(&anchor),
+            Entry::Vacant(v) => {
+                order.push(key.clone());
+                v.insert(Hidden {
+                    source: rec[cols.source].trim().to_string(),
+                    destination: key.1.clone(),
+                    anchor,
+                    ..Hidden::default()
+                });
             }
-        });
+        }
     }
     Ok((order, info))
 }
@@ -289,8 +314,11 @@ fn write_page_text(
                 if h.links_unwrapped == 0 {
                     h.link_text = link.text;
                     h.block = link.block;
-                } else if link.block != h.block && !h.other_blocks.contains(&link.block) {
-                    h.other_blocks.push(link.block);
+                } else {
+                    h.add_other_anchor(&link.text);
+                    if link.block != h.block && !h.other_blocks.contains(&link.block) {
+                        h.other_blocks.push(link.block);
+                    }
                 }
                 h.links_unwrapped += 1;
             }
@@ -318,6 +346,7 @@ pub fn write_hidden(path: &Path, rows: &[Hidden]) -> io::Result<()> {
             &h.other_blocks.join("\n"),
             &rows_removed,
             &links,
+            &h.other_anchors.join("\n"),
         ])?;
     }
     w.flush()
@@ -353,6 +382,11 @@ pub fn read_hidden(path: &Path) -> io::Result<Vec<Hidden>> {
                 .collect(),
             rows_removed: get(col("Rows Removed")).parse().unwrap_or(0),
             links_unwrapped: get(col("Links Unwrapped")).parse().unwrap_or(0),
+            other_anchors: get(col("Other Anchors"))
+                .lines()
+                .filter(|l| !l.is_empty())
+                .map(String::from)
+                .collect(),
         });
     }
     Ok(out)
@@ -488,6 +522,7 @@ mod tests {
             other_blocks: vec!["Also B.".into(), "And B again.".into()],
             rows_removed: 2,
             links_unwrapped: 3,
+            other_anchors: vec!["the reference".into(), "b page".into()],
         }];
         let p = dir.join("hidden.csv");
         write_hidden(&p, &rows).unwrap();

@@ -293,7 +293,11 @@ pub fn figures(
         anchor_hits: anchor_measured.then(|| {
             with_anchor
                 .iter()
-                .filter(|(r, h)| anchor_matches(r.anchor.as_deref().unwrap_or(""), &real_anchor(h)))
+                .filter(|(r, h)| {
+                    let ours = r.anchor.as_deref().unwrap_or("");
+                    anchor_matches(ours, &real_anchor(h))
+                        || h.other_anchors.iter().any(|a| anchor_matches(ours, a))
+                })
                 .count()
         }),
         passage_rows: measured.then(|| queue.iter().filter(|r| !passage(r).is_empty()).count()),
@@ -525,6 +529,26 @@ mod tests {
         assert_eq!(f.ineligible_rows, Some(1));
         assert_eq!(f.ineligible_destinations, Some(1));
         assert!(f.json().contains("\"ratio\":1.0000"));
+    }
+
+    #[test]
+    fn an_anchor_hits_when_it_overlaps_any_link_text_of_the_pair() {
+        // The page linked D twice, as "environment variable" in one block and "the
+        // reference" in another: the Queue's anchor in the second block is a real one.
+        let u = |x: &str| format!("https://e.com/{x}");
+        let mut twice = hidden(&u("a"), &u("b"), "First block.", "environment variable");
+        twice.other_anchors = vec!["the reference".into()];
+        let once = hidden(&u("c"), &u("b"), "Other block.", "environment variable");
+        let mut q = vec![
+            row(&u("a"), &u("b"), 2.0, Some("x")),
+            row(&u("c"), &u("b"), 1.0, Some("x")),
+        ];
+        for r in &mut q {
+            r.anchor = Some("the reference".into());
+        }
+        let f = figures(&[twice, once], &q, &[], None);
+        assert_eq!(f.anchor_pairs, 2);
+        assert_eq!(f.anchor_hits, Some(1));
     }
 
     #[test]
