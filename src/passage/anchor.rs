@@ -181,7 +181,9 @@ struct Grown {
 }
 
 /// The byte range of the span `words[span]` of `text` if it may be an anchor: it neither
-/// starts nor ends with a stop word, has a word with a letter that is not a stop word (never
+/// starts nor ends with a stop word unless it is, word for word, one of the destination's
+/// phrases (`whole_phrase`, asked only then: "the reference", which other pages use as
+/// their link text for the page), has a word with a letter that is not a stop word (never
 /// "1", "2022" or "6.2 to 9.6.3"), is
 /// not the whole of a sentence (the whole of a short label may be: at most three words, a
 /// pair of CJK characters after another counting half, [`span_end`]), and neither sits
@@ -197,9 +199,10 @@ fn allowed_span(
     links: &[Range<usize>],
     (ends_sentence, lettered): (bool, bool),
     open: Open,
+    whole_phrase: &dyn Fn() -> bool,
 ) -> Option<Range<usize>> {
     let (first, last) = (&words[span.start], &words[span.end - 1]);
-    if first.stop || last.stop || !lettered {
+    if !lettered || ((first.stop || last.stop) && !whole_phrase()) {
         return None;
     }
     if span.start == 0 && span.end == words.len() && (half_words(words) > 6 || ends_sentence) {
@@ -464,6 +467,8 @@ struct Buffers {
     grown: Vec<Grown>,
     /// Each word's [`WordFlags`].
     flags: Vec<WordFlags>,
+    /// The first words of the phrases that start with a stop word ("the reference").
+    stop_firsts: Vec<u64>,
 }
 
 /// What a span growing over a word learns from it, worked out once per word rather than
@@ -496,7 +501,15 @@ fn best_span(
         named_before,
         grown,
         flags,
+        stop_firsts,
     } = buffers;
+    stop_firsts.clear();
+    stop_firsts.extend(
+        phrases
+            .iter()
+            .filter(|p| p.stop.first() == Some(&true))
+            .map(|p| p.words[0]),
+    );
     let ends_sentence = ends_sentence(text);
     // A span scores only through the words it shares with a phrase. Each word's phrases
     // (by index) are found once, so a span looks only at the phrases its words are in, and
@@ -547,7 +560,10 @@ fn best_span(
     for i in 0..words.len() {
         let reach = span_end(words, i);
         // No span from here shares a word with a phrase: all score 0.
-        if words[i].stop || named_before[reach] == named_before[i] {
+        // A stop word starts no span but one that is a phrase beginning with it.
+        if named_before[reach] == named_before[i]
+            || (words[i].stop && !stop_firsts.contains(&words[i].hash))
+        {
             continue;
         }
         grown.clear();
@@ -593,9 +609,20 @@ fn best_span(
             if named_before[j] == named_before[i] {
                 continue;
             }
-            let Some(range) =
-                allowed_span(text, words, i..j, links, (ends_sentence, has_letter), open)
-            else {
+            let whole = || {
+                grown
+                    .iter()
+                    .any(|g| g.shared > 0 && is_phrase(&words[i..j], &phrases[g.phrase].words))
+            };
+            let Some(range) = allowed_span(
+                text,
+                words,
+                i..j,
+                links,
+                (ends_sentence, has_letter),
+                open,
+                &whole,
+            ) else {
                 continue;
             };
             let span = &words[i..j];
@@ -647,12 +674,19 @@ mod tests {
                 else {
                     continue;
                 };
-                let Some(range) =
-                    allowed_span(text, words, i..j, links, (ends_sentence, lettered), open)
-                else {
+                let span = &words[i..j];
+                let whole = || phrases.iter().any(|p| is_phrase(span, &p.words));
+                let Some(range) = allowed_span(
+                    text,
+                    words,
+                    i..j,
+                    links,
+                    (ends_sentence, lettered),
+                    open,
+                    &whole,
+                ) else {
                     continue;
                 };
-                let span = &words[i..j];
                 let mut score = 0.0;
                 for (k, p) in phrases.iter().enumerate() {
                     let mut taken = vec![false; p.words.len()];
@@ -740,9 +774,9 @@ mod tests {
             let text: Vec<&str> = (0..=next(14))
                 .map(|_| vocabulary[next(vocabulary.len())])
                 .collect();
-            let text = format!("{}{}", text.join(" "), [".", "", ":"][next(3)]);
-            site.add_page(&split_html(&format!("<p>{text}</p>")));
-            texts.push(text);
+            let joined = format!("{}{}", text.join(" "), [".", "", ":"][next(3)]);
+            site.add_page(&split_html(&format!("<p>{joined}</p>")));
+            texts.push((joined, text));
         }
         let stats = site.finish(&TemplateRules::default());
         let mut found = 0;
@@ -750,13 +784,20 @@ mod tests {
         // many rows (`run::passages`): what its buffers hold from one block (worked out
         // from that block's destination's phrases) must not leak into the next.
         let mut scratch = Scratch::default();
-        for text in &texts {
+        for (text, tokens) in &texts {
             let ws = words(text);
             let phrases: Vec<Phrase> = (0..=next(4))
                 .map(|_| {
-                    let p: Vec<&str> = (0..=next(4))
-                        .map(|_| vocabulary[next(vocabulary.len())])
-                        .collect();
+                    // Now and then a phrase written in the text (so a span may be a whole
+                    // phrase that starts or ends with a stop word), else random words.
+                    let p: Vec<&str> = if next(3) == 0 {
+                        let start = next(tokens.len());
+                        tokens[start..tokens.len().min(start + 1 + next(4))].to_vec()
+                    } else {
+                        (0..=next(4))
+                            .map(|_| vocabulary[next(vocabulary.len())])
+                            .collect()
+                    };
                     let pw = words(&p.join(" "));
                     Phrase {
                         words: pw.iter().map(|w| w.hash).collect(),
@@ -822,6 +863,25 @@ mod tests {
         // name, not its last word, which had fitted by 1 against the name's (2/3)³.
         let phrases = [whole, phrase("savepoint", 0.5)];
         assert_eq!(chosen(text, &phrases), Some("ROLLBACK TO SAVEPOINT"));
+    }
+
+    #[test]
+    fn a_span_may_start_or_end_with_a_stop_word_only_when_it_is_a_whole_phrase() {
+        // Other pages link the destination as "the reference": that span may be the anchor,
+        // stop word and all, and outranks the title's words at a lower link rate.
+        let text = "See the reference for details on environment variables.";
+        let known = [
+            phrase("the reference", 0.9),
+            phrase("environment variables", 0.2),
+        ];
+        assert_eq!(chosen(text, &known), Some("the reference"));
+        // Part of such a phrase, or a span that merely starts with a stop word, never is.
+        let title = [phrase("reference manual", 0.9)];
+        assert_eq!(chosen(text, &title), Some("reference"));
+        let ends = [phrase("details on", 0.9), phrase("variables", 0.1)];
+        assert_eq!(chosen(text, &ends), Some("details on"));
+        let partial = [phrase("the reference guide", 0.9)];
+        assert_eq!(chosen(text, &partial), Some("reference"));
     }
 
     /// Whether every bracket and quotation mark `s` opens it closes, counted plainly: as many
