@@ -212,12 +212,15 @@ fn evaluate(
         // Unwrap the links to D: same text, the links gone; remember where they were.
         let mut truth = Vec::new();
         let mut real_anchor = String::new();
+        // Each link's own text: an exact anchor equals one of them.
+        let mut real_texts: Vec<String> = Vec::new();
         let mut unwrapped = blocks.clone();
         for (i, b) in unwrapped.iter_mut().enumerate() {
             let before = b.links.len();
             for l in b.links.iter().filter(|l| to_d(&l.href)) {
                 real_anchor.push_str(&b.text[l.range.clone()]);
                 real_anchor.push(' ');
+                real_texts.push(b.text[l.range.clone()].trim().to_string());
             }
             b.links.retain(|l| !to_d(&l.href));
             if b.links.len() != before {
@@ -245,7 +248,8 @@ fn evaluate(
             t.hit += u32::from(truth.iter().any(|&i| unwrapped[i].element_text() == chosen));
             if let Some(a) = anchor {
                 t.anchor += u32::from(shares_word(a, &real_anchor));
-                t.anchor_exact += u32::from(a.eq_ignore_ascii_case(real_anchor.trim()));
+                t.anchor_exact +=
+                    u32::from(real_texts.iter().any(|r| a.eq_ignore_ascii_case(r)));
             }
         };
         // Whether linkgap and the baseline each found the block, counted together: the pairs
