@@ -25,6 +25,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
 
+use linkgap::holdout::baseline::best_block;
 use linkgap::input::columns::Col;
 use linkgap::input::{Table, cell, inlinks, page_text};
 use linkgap::normalize::{Rules, normalize};
@@ -248,8 +249,7 @@ fn evaluate(
             t.hit += u32::from(truth.iter().any(|&i| unwrapped[i].element_text() == chosen));
             if let Some(a) = anchor {
                 t.anchor += u32::from(shares_word(a, &real_anchor));
-                t.anchor_exact +=
-                    u32::from(real_texts.iter().any(|r| a.eq_ignore_ascii_case(r)));
+                t.anchor_exact += u32::from(real_texts.iter().any(|r| a.eq_ignore_ascii_case(r)));
             }
         };
         // Whether linkgap and the baseline each found the block, counted together: the pairs
@@ -260,12 +260,7 @@ fn evaluate(
         };
         let suggested = Query::new(&target, stats).suggest(&unwrapped, stats, &to_d);
         // Baseline: plain BM25 against title + H1, no phrases, no kinds, no exclusions.
-        let plain = Target {
-            title: title.clone(),
-            h1: h1.clone(),
-            anchors: Vec::new(),
-        };
-        let base_choice = baseline(&unwrapped, &plain, plain_stats);
+        let base_choice = best_block(&unwrapped, title, h1, plain_stats);
         let ours_hit = suggested.as_ref().is_ok_and(|s| is_hit(s.block));
         let base_hit = base_choice.as_ref().is_some_and(|(b, _)| is_hit(*b));
         *both.entry((ours_hit, base_hit)).or_insert(0) += 1;
@@ -383,38 +378,4 @@ fn show_base_win(
         blocks[b].links.len(),
         cut(&blocks[b].text)
     );
-}
-
-/// The baseline: the block with the best BM25 of the title and H1 words; its anchor is the
-/// span chosen the same way from title and H1 alone.
-fn baseline(
-    blocks: &[Block],
-    plain: &Target,
-    stats: &SiteStats,
-) -> Option<(usize, Option<String>)> {
-    let q: HashSet<u64> = words(&format!("{} {}", plain.title, plain.h1))
-        .iter()
-        .map(|w| w.hash)
-        .collect();
-    let mut best: Option<(f64, usize)> = None;
-    for (i, b) in blocks.iter().enumerate() {
-        let ws = words(&b.text);
-        let len = ws.len() as f64;
-        let norm = 1.2 * (0.25 + 0.75 * len / stats.avg_len);
-        let score: f64 = q
-            .iter()
-            .map(|h| {
-                let tf = ws.iter().filter(|w| w.hash == *h).count() as f64;
-                stats.idf(*h) * tf * 2.2 / (tf + norm)
-            })
-            .sum();
-        if score > 0.0 && best.is_none_or(|(s, _)| score > s) {
-            best = Some((score, i));
-        }
-    }
-    let (_, i) = best?;
-    let query = Query::new(plain, stats);
-    let links: Vec<_> = blocks[i].links.iter().map(|l| l.range.clone()).collect();
-    let anchor = query.anchor(&blocks[i].text, &links, stats);
-    Some((i, anchor.map(|a| a.1)))
 }

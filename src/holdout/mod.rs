@@ -6,6 +6,7 @@
 //! the `csv` crate directly (UTF-8 CSV, as Screaming Frog writes them), so it works on any crawl
 //! folder: the postgres15 corpus, a generated site, a client's export.
 
+pub mod baseline;
 pub mod hide;
 pub mod html;
 pub mod score;

@@ -18,6 +18,7 @@ use std::fmt::Write as _;
 use std::io;
 use std::path::Path;
 
+use super::baseline::{Choice, choices};
 use super::hide::{Hidden, read_hidden};
 use super::{anchor_matches, column, find_files, open_csv, passage_matches, url_key};
 
@@ -65,6 +66,11 @@ pub struct Figures {
     pub anchor_pairs: usize,
     /// Of them, with Suggested Anchor overlapping the real one (`None`: not measured).
     pub anchor_hits: Option<usize>,
+    /// Of the passage pairs, those where the issue's baseline (best BM25 against title and
+    /// H1, [`baseline`](super::baseline)) finds the block (`None`: no page text to run it on).
+    pub base_passage_hits: Option<usize>,
+    /// Of the anchor pairs, those where the baseline's anchor overlaps a real one.
+    pub base_anchor_hits: Option<usize>,
     /// Queue rows with a Suggested Passage (`None`: not measured).
     pub passage_rows: Option<usize>,
     /// Queue rows touching a page the crawl marks ineligible (`None`: no Internal: All).
@@ -216,6 +222,7 @@ pub fn figures(
     queue: &[QueueRow],
     similarity: &[(String, String)],
     ineligible: Option<&HashSet<String>>,
+    base: Option<&HashMap<(String, String), Choice>>,
 ) -> Figures {
     let truth: HashMap<(String, String), &Hidden> = hidden
         .iter()
@@ -263,6 +270,16 @@ pub fn figures(
         .filter(|(_, h)| !real_anchor(h).is_empty())
         .collect();
     let passage = |r: &QueueRow| r.passage.clone().unwrap_or_default();
+    // Whether a suggested passage is a block of the pair, and a suggested anchor one of its
+    // link texts: the Queue's and the baseline's are judged alike.
+    let passage_hit = |p: &str, h: &Hidden| {
+        passage_matches(p, &h.block) || h.other_blocks.iter().any(|b| passage_matches(p, b))
+    };
+    let anchor_hit = |a: &str, h: &Hidden| {
+        anchor_matches(a, &real_anchor(h)) || h.other_anchors.iter().any(|r| anchor_matches(a, r))
+    };
+    let base_of =
+        |r: &QueueRow| base.and_then(|b| b.get(&(r.source.clone(), r.destination.clone())));
     Figures {
         hidden: hidden.len(),
         hidden_in_text: hidden.iter().filter(|h| h.links_unwrapped > 0).count(),
@@ -276,11 +293,7 @@ pub fn figures(
         passage_hits: measured.then(|| {
             with_block
                 .iter()
-                .filter(|(r, h)| {
-                    let p = passage(r);
-                    passage_matches(&p, &h.block)
-                        || h.other_blocks.iter().any(|b| passage_matches(&p, b))
-                })
+                .filter(|(r, h)| passage_hit(&passage(r), h))
                 .count()
         }),
         passage_given: measured.then(|| {
@@ -293,10 +306,20 @@ pub fn figures(
         anchor_hits: anchor_measured.then(|| {
             with_anchor
                 .iter()
+                .filter(|(r, h)| anchor_hit(r.anchor.as_deref().unwrap_or(""), h))
+                .count()
+        }),
+        base_passage_hits: base.map(|_| {
+            with_block
+                .iter()
+                .filter(|(r, h)| base_of(r).is_some_and(|c| passage_hit(&c.passage, h)))
+                .count()
+        }),
+        base_anchor_hits: base.map(|_| {
+            with_anchor
+                .iter()
                 .filter(|(r, h)| {
-                    let ours = r.anchor.as_deref().unwrap_or("");
-                    anchor_matches(ours, &real_anchor(h))
-                        || h.other_anchors.iter().any(|a| anchor_matches(ours, a))
+                    base_of(r).is_some_and(|c| anchor_hit(c.anchor.as_deref().unwrap_or(""), h))
                 })
                 .count()
         }),
@@ -321,11 +344,33 @@ pub fn score(dir: &Path, csv_dir: &Path) -> io::Result<Figures> {
     let hidden = read_hidden(&dir.join("hidden.csv"))?;
     let queue = read_queue(&csv_dir.join("Queue.csv"))?;
     let similarity = read_similarity(&csv_dir.join("Opportunities.csv"))?;
-    let ineligible = match find_files(dir)?.internal {
+    let files = find_files(dir)?;
+    let ineligible = match files.internal {
         Some(p) => Some(read_ineligible(&p)?),
         None => None,
     };
-    Ok(figures(&hidden, &queue, &similarity, ineligible.as_ref()))
+    // The baseline runs on the hidden pairs the Queue proposes, when there is page text.
+    let base = if files.page_text.is_some() {
+        let hidden_keys: HashSet<(String, String)> = hidden
+            .iter()
+            .filter_map(|h| Some((url_key(&h.source, None)?, url_key(&h.destination, None)?)))
+            .collect();
+        let pairs: HashSet<(String, String)> = queue
+            .iter()
+            .map(|r| (r.source.clone(), r.destination.clone()))
+            .filter(|k| hidden_keys.contains(k))
+            .collect();
+        Some(choices(dir, &pairs)?)
+    } else {
+        None
+    };
+    Ok(figures(
+        &hidden,
+        &queue,
+        &similarity,
+        ineligible.as_ref(),
+        base.as_ref(),
+    ))
 }
 
 fn pct(part: Option<usize>, whole: usize) -> String {
@@ -377,6 +422,14 @@ impl Figures {
                 pct(self.anchor_hits, self.anchor_pairs),
             ),
             (
+                "baseline passage hit rate",
+                pct(self.base_passage_hits, self.passage_pairs),
+            ),
+            (
+                "baseline anchor overlap rate",
+                pct(self.base_anchor_hits, self.anchor_pairs),
+            ),
+            (
                 "passage coverage (Queue rows)",
                 pct(self.passage_rows, self.queue_rows),
             ),
@@ -405,8 +458,8 @@ impl Figures {
             "{{\"hidden\":{},\"hidden_in_text\":{},\"similarity_n\":{},\"similarity_hits\":{},\
              \"queue_rows\":{},\"queue_hits_at_n\":{},\"queue_hits\":{},\"ratio\":{ratio},\
              \"passage_pairs\":{},\"passage_hits\":{},\"passage_given\":{},\"anchor_pairs\":{},\
-             \"anchor_hits\":{},\"passage_rows\":{},\"ineligible_rows\":{},\
-             \"ineligible_destinations\":{}}}",
+             \"anchor_hits\":{},\"base_passage_hits\":{},\"base_anchor_hits\":{},\
+             \"passage_rows\":{},\"ineligible_rows\":{},\"ineligible_destinations\":{}}}",
             self.hidden,
             self.hidden_in_text,
             self.similarity_n,
@@ -419,6 +472,8 @@ impl Figures {
             opt(self.passage_given),
             self.anchor_pairs,
             opt(self.anchor_hits),
+            opt(self.base_passage_hits),
+            opt(self.base_anchor_hits),
             opt(self.passage_rows),
             opt(self.ineligible_rows),
             opt(self.ineligible_destinations),
@@ -436,7 +491,7 @@ impl Figures {
             Some(p) => format!("{:.0}%", 100.0 * p as f64 / w as f64),
         };
         format!(
-            "{label:<28} {:>7} {:>7} {:>8} {:>8} {:>6} {:>8} {:>8} {:>8} {:>7} {:>9} {:>5}",
+            "{label:<28} {:>7} {:>7} {:>8} {:>8} {:>6} {:>8} {:>8} {:>8} {:>7} {:>9} {:>5} {:>9} {:>9}",
             self.hidden,
             self.similarity_n,
             self.similarity_hits,
@@ -449,13 +504,15 @@ impl Figures {
             rate(self.passage_rows, self.queue_rows),
             self.ineligible_rows
                 .map_or_else(|| "-".into(), |n| n.to_string()),
+            rate(self.base_passage_hits, self.passage_pairs),
+            rate(self.base_anchor_hits, self.anchor_pairs),
         )
     }
 
     /// The header of [`Figures::row`].
     pub fn row_header() -> String {
         format!(
-            "{:<28} {:>7} {:>7} {:>8} {:>8} {:>6} {:>8} {:>8} {:>8} {:>7} {:>9} {:>5}",
+            "{:<28} {:>7} {:>7} {:>8} {:>8} {:>6} {:>8} {:>8} {:>8} {:>7} {:>9} {:>5} {:>9} {:>9}",
             "site",
             "hidden",
             "N",
@@ -467,7 +524,9 @@ impl Figures {
             "passage",
             "anchor",
             "coverage",
-            "inel."
+            "inel.",
+            "bm25 psg",
+            "bm25 anc"
         )
     }
 }
@@ -512,7 +571,7 @@ mod tests {
         ];
         let sim = vec![(u("c"), u("d")), (u("x"), u("y"))];
         let bad: HashSet<String> = [u("y")].into_iter().collect();
-        let f = figures(&h, &q, &sim, Some(&bad));
+        let f = figures(&h, &q, &sim, Some(&bad), None);
         assert_eq!(f.hidden, 3);
         assert_eq!(f.hidden_in_text, 2);
         assert_eq!(f.similarity_n, 2);
@@ -546,9 +605,57 @@ mod tests {
         for r in &mut q {
             r.anchor = Some("the reference".into());
         }
-        let f = figures(&[twice, once], &q, &[], None);
+        let f = figures(&[twice, once], &q, &[], None, None);
         assert_eq!(f.anchor_pairs, 2);
         assert_eq!(f.anchor_hits, Some(1));
+    }
+
+    #[test]
+    fn the_baseline_is_judged_on_the_queues_pairs_as_the_queue_is() {
+        let u = |x: &str| format!("https://e.com/{x}");
+        let h = vec![
+            hidden(&u("a"), &u("b"), "Prune roses in March.", "rose pruning"),
+            hidden(&u("c"), &u("d"), "Water deeply.", "watering"),
+            hidden(&u("e"), &u("f"), "Mulch in May.", "mulch"),
+        ];
+        let q = vec![
+            row(&u("a"), &u("b"), 3.0, Some("Prune roses in March.")),
+            row(&u("c"), &u("d"), 2.0, Some("Water deeply.")),
+        ];
+        let key = |s: &str, d: &str| (url_key(&u(s), None).unwrap(), url_key(&u(d), None).unwrap());
+        // Right block and anchor for the first pair, wrong block for the second; the third
+        // pair is not in the Queue, so the baseline's choice there counts for nothing.
+        let base: HashMap<(String, String), Choice> = [
+            (
+                key("a", "b"),
+                Choice {
+                    passage: "prune roses in march.".into(),
+                    anchor: Some("rose".into()),
+                },
+            ),
+            (
+                key("c", "d"),
+                Choice {
+                    passage: "Something else.".into(),
+                    anchor: None,
+                },
+            ),
+            (
+                key("e", "f"),
+                Choice {
+                    passage: "Mulch in May.".into(),
+                    anchor: Some("mulch".into()),
+                },
+            ),
+        ]
+        .into_iter()
+        .collect();
+        let f = figures(&h, &q, &[], None, Some(&base));
+        assert_eq!((f.passage_pairs, f.base_passage_hits), (2, Some(1)));
+        assert_eq!((f.anchor_pairs, f.base_anchor_hits), (2, Some(1)));
+        assert_eq!(f.passage_hits, Some(2));
+        assert!(f.row("x").ends_with("50%       50%"), "{}", f.row("x"));
+        assert_eq!(figures(&h, &q, &[], None, None).base_passage_hits, None);
     }
 
     #[test]
@@ -556,7 +663,7 @@ mod tests {
         let u = |x: &str| format!("https://e.com/{x}");
         let h = vec![hidden(&u("a"), &u("b"), "block", "a")];
         let q = vec![row(&u("a"), &u("b"), 1.0, None)];
-        let f = figures(&h, &q, &[], None);
+        let f = figures(&h, &q, &[], None, None);
         assert_eq!(f.passage_hits, None);
         assert_eq!(f.anchor_hits, None);
         assert_eq!(f.ratio, None);
