@@ -12,7 +12,7 @@ use std::collections::{HashMap, HashSet};
 use std::io;
 use std::path::Path;
 
-use super::{column, find_files, open_csv, url_key};
+use super::{column, find_files, headers, open_csv, url_key};
 use crate::input::{Table, page_text};
 use crate::passage::text::words;
 use crate::passage::{Block, Query, SiteStats, StatsBuilder, Target, TemplateRules, split};
@@ -114,12 +114,7 @@ pub fn choices(
 /// Each page's title and first H1, by [`url_key`].
 fn read_titles(path: &Path) -> io::Result<HashMap<String, (String, String)>> {
     let (mut rdr, _) = open_csv(path)?;
-    let header: Vec<String> = rdr
-        .headers()
-        .map_err(io::Error::other)?
-        .iter()
-        .map(String::from)
-        .collect();
+    let header = headers(&mut rdr)?;
     let (address, title, h1) = (
         column(&header, "Address"),
         column(&header, "Title 1"),

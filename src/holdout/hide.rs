@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use url::Url;
 
 use super::html::unwrap_links;
-use super::{column, create_csv, find_files, open_csv, url_key};
+use super::{column, create_csv, find_files, headers, open_csv, url_key};
 
 impl Hidden {
     /// Note one more real link text of the pair, unless empty or already known.
@@ -244,12 +244,7 @@ fn write_inlinks(
     picked: &mut HashMap<(String, String), Hidden>,
 ) -> io::Result<usize> {
     let (mut rdr, bom) = open_csv(path)?;
-    let header: Vec<String> = rdr
-        .headers()
-        .map_err(io::Error::other)?
-        .iter()
-        .map(String::from)
-        .collect();
+    let header = headers(&mut rdr)?;
     let cols = Inlinks::new(header)?;
     let mut w = create_csv(out, bom)?;
     w.write_record(&cols.header)?;
@@ -281,12 +276,7 @@ fn write_page_text(
         by_source.entry(s.clone()).or_default().insert(d.clone());
     }
     let (mut rdr, bom) = open_csv(path)?;
-    let header: Vec<String> = rdr
-        .headers()
-        .map_err(io::Error::other)?
-        .iter()
-        .map(String::from)
-        .collect();
+    let header = headers(&mut rdr)?;
     let mut w = create_csv(out, bom)?;
     w.write_record(&header)?;
     let mut unwrapped = 0;
@@ -355,12 +345,7 @@ pub fn write_hidden(path: &Path, rows: &[Hidden]) -> io::Result<()> {
 /// Read `hidden.csv`.
 pub fn read_hidden(path: &Path) -> io::Result<Vec<Hidden>> {
     let (mut rdr, _) = open_csv(path)?;
-    let header: Vec<String> = rdr
-        .headers()
-        .map_err(io::Error::other)?
-        .iter()
-        .map(String::from)
-        .collect();
+    let header = headers(&mut rdr)?;
     let col = |n: &str| column(&header, n);
     let (Some(s), Some(d)) = (col("Hidden Source"), col("Hidden Destination")) else {
         return Err(bad(format!("{}: not a hidden.csv", path.display())));

@@ -98,6 +98,16 @@ pub fn anchor_matches(suggested: &str, real: &str) -> bool {
     contains(&s, &r) || contains(&r, &s) || token_overlap(&s, &r) >= 0.5
 }
 
+/// The header row of a CSV reader ([`open_csv`]), as strings.
+pub fn headers(rdr: &mut csv::Reader<Box<dyn Read>>) -> io::Result<Vec<String>> {
+    Ok(rdr
+        .headers()
+        .map_err(io::Error::other)?
+        .iter()
+        .map(String::from)
+        .collect())
+}
+
 /// The roles the harness needs from a crawl folder, found by header (not by name).
 #[derive(Debug, Clone, Default)]
 pub struct CrawlFiles {

@@ -20,7 +20,7 @@ use std::path::Path;
 
 use super::baseline::{Choice, choices};
 use super::hide::{Hidden, read_hidden};
-use super::{anchor_matches, column, find_files, open_csv, passage_matches, url_key};
+use super::{anchor_matches, column, find_files, headers, open_csv, passage_matches, url_key};
 
 /// A Queue row, as the scorer reads it.
 #[derive(Debug, Clone, Default)]
@@ -90,15 +90,6 @@ fn unescape(cell: &str) -> &str {
         Some(rest) if rest.starts_with(['=', '+', '-', '@']) => rest,
         _ => cell,
     }
-}
-
-fn headers(rdr: &mut csv::Reader<Box<dyn io::Read>>) -> io::Result<Vec<String>> {
-    Ok(rdr
-        .headers()
-        .map_err(io::Error::other)?
-        .iter()
-        .map(String::from)
-        .collect())
 }
 
 /// Read `Queue.csv`, sorted by Priority (highest first, stable).
