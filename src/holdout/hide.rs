@@ -18,21 +18,6 @@ use url::Url;
 use super::html::unwrap_links;
 use super::{column, create_csv, find_files, headers, open_csv, url_key};
 
-impl Hidden {
-    /// Note one more real link text of the pair, unless empty or already known.
-    /// Runs of white space become one space: `hidden.csv` keeps them one to a line.
-    fn add_other_anchor(&mut self, text: &str) {
-        let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
-        if !text.is_empty()
-            && text != self.anchor.trim()
-            && text != self.link_text.trim()
-            && !self.other_anchors.contains(&text)
-        {
-            self.other_anchors.push(text);
-        }
-    }
-}
-
 /// A (source, destination) pair of URL keys.
 type Pair = (String, String);
 
@@ -107,6 +92,21 @@ pub struct Hidden {
     pub rows_removed: usize,
     /// `<a>` elements unwrapped for it.
     pub links_unwrapped: usize,
+}
+
+impl Hidden {
+    /// Note one more real link text of the pair, unless empty or already known.
+    /// Runs of white space become one space: `hidden.csv` keeps them one to a line.
+    fn add_other_anchor(&mut self, text: &str) {
+        let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        if !text.is_empty()
+            && text != self.anchor.trim()
+            && text != self.link_text.trim()
+            && !self.other_anchors.contains(&text)
+        {
+            self.other_anchors.push(text);
+        }
+    }
 }
 
 /// A 64-bit FNV-1a hash of `parts` mixed with `seed`: the order in which pairs are picked,

@@ -837,7 +837,7 @@ mod tests {
                 s.text
             );
         }
-        // A label in a block of its own before the list counts as well; a long one does not.
+        // A label in a block of its own before the list counts as well.
         let page = "<p>Large tables can use table partitioning to split rows.</p>\
                     <b>See also:</b><span>Table partitioning, indexes</span>";
         let blocks = split_html(page);
