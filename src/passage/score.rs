@@ -56,8 +56,8 @@ pub struct Query {
     terms: Vec<(u64, f64)>,
     /// The score of an ideal place, to scale scores to 0–1.
     ideal: f64,
-    /// The phrases' words, for the anchor choice ([`anchor::phrase_index`]).
-    index: Vec<(u64, usize)>,
+    /// The phrases, for the anchor choice.
+    index: anchor::PhraseIndex,
     /// The phrases as [`Query::place`] reads them, one allocation for all: each phrase's
     /// words as indices into `terms` (every phrase word is a term), so the page's postings
     /// looked up for the BM25 part serve the phrase match too. Millions of pooled rows each
@@ -241,7 +241,7 @@ impl Query {
             })
             .collect();
         Query {
-            index: anchor::phrase_index(&phrases),
+            index: anchor::PhraseIndex::new(&phrases),
             phrases,
             terms,
             ideal,
