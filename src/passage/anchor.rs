@@ -182,14 +182,15 @@ struct Grown {
 
 /// The byte range of the span `words[span]` of `text` if it may be an anchor: it neither
 /// starts nor ends with a stop word unless it is, word for word, one of the destination's
-/// phrases (`whole_phrase`, asked only then: "the reference", which other pages use as
-/// their link text for the page), has a word with a letter that is not a stop word (never
-/// "1", "2022" or "6.2 to 9.6.3"), is
-/// not the whole of a sentence (the whole of a short label may be: at most three words, a
-/// pair of CJK characters after another counting half, [`span_end`]), and neither sits
-/// inside nor crosses an existing link. Every bracket and quotation mark the span opens is
-/// closed in it: the range runs on over the closing marks that follow ("git-config(1)", not
-/// "git-config(1"), and a span that leaves one open is no anchor ("types (i.e").
+/// phrases (`whole_phrase`, asked only when a rule depends on it: "the reference", which
+/// other pages use as their link text for the page), has a word with a letter that is not a
+/// stop word (never "1", "2022" or "6.2 to 9.6.3"), is not the whole of a sentence (the
+/// whole of a short label may be: at most three words, a pair of CJK characters after
+/// another counting half, [`span_end`], or any length when the label is one of the phrases
+/// word for word), and neither sits inside nor crosses an existing link. Every bracket and
+/// quotation mark the span opens is closed in it: the range runs on over the closing marks
+/// that follow ("git-config(1)", not "git-config(1"), and a span that leaves one open is no
+/// anchor ("types (i.e").
 /// `lettered` (a non-stop word of the span has a letter) and `open` (the span's marks,
 /// [`Open::scan`]) are the caller's: [`best_span`] grows them a word at a time.
 fn allowed_span(
@@ -205,7 +206,13 @@ fn allowed_span(
     if !lettered || ((first.stop || last.stop) && !whole_phrase()) {
         return None;
     }
-    if span.start == 0 && span.end == words.len() && (half_words(words) > 6 || ends_sentence) {
+    // A block that is, word for word, one of the destination's phrases is its name (a table
+    // cell "mipsel-unknown-linux-gnu", a list item "Client Authentication"), linked whole
+    // however many words it has.
+    if span.start == 0
+        && span.end == words.len()
+        && (ends_sentence || (half_words(words) > 6 && !whole_phrase()))
+    {
         return None;
     }
     let range = first.range.start..open.close(text, last.range.end)?;
@@ -1005,6 +1012,27 @@ mod tests {
         assert_eq!(
             chosen("所有权规则", &[phrase("所有权规则", 0.5)]),
             Some("所有权规则")
+        );
+    }
+
+    #[test]
+    fn a_label_that_is_a_whole_phrase_is_linked_whole_whatever_its_length() {
+        // A table cell naming a target: four words, the destination's title word for word
+        // ("mipsel-unknown-linux" had been chosen, the whole block being refused).
+        let title = [phrase("mipsel-unknown-linux-gnu", 0.5)];
+        assert_eq!(
+            chosen("mipsel-unknown-linux-gnu", &title),
+            Some("mipsel-unknown-linux-gnu")
+        );
+        // A four-word block that is not a phrase is still not taken whole, nor is a
+        // sentence that is one.
+        assert_eq!(
+            chosen("mipsel-unknown-linux-musl", &title),
+            Some("mipsel-unknown-linux")
+        );
+        assert_eq!(
+            chosen("Mipsel unknown linux gnu.", &title),
+            Some("Mipsel unknown linux")
         );
     }
 
