@@ -8,7 +8,8 @@
 #   SEEDS="1 2" SHARE=0.1 override the hold-out seeds and share.
 #   EXTRA="name=DIR ..." adds crawl folders, e.g. a static documentation site made into
 #   exports by benches/static_site_exports.py (docs/quality.md: git's manual pages).
-#   The Cargo book, the Rust Reference and Rust by Example are added when the toolchain has its docs.
+#   The Cargo book, the Rust Reference, Rust by Example and The Rust Programming Language are
+#   added when the toolchain has its docs.
 # Columns: hidden links; N = similarity-only proposals (Opportunities "Not found");
 # sim@N / queue@N = hidden links among them / among the Queue's first N rows by Priority;
 # ratio = queue@N / sim@N; queue = hidden links anywhere in the Queue; rows = Queue rows;
@@ -39,14 +40,16 @@ for g in "gen-2k-s11:2000:8:4:11" "gen-6k-s23:6000:16:6:23"; do
   sites+=("$name=$dir")
 done
 
-# Three real documentation sites from the Rust toolchain's own docs, when its rust-docs component
-# is installed: the Cargo book, the Rust Reference and Rust by Example (mdBook; the main
-# content is <main>). Rust by Example is written in nine languages, three of them Chinese,
-# Japanese and Korean, which the tokenizer cuts into pairs of characters.
+# Four real documentation sites from the Rust toolchain's own docs, when its rust-docs component
+# is installed: the Cargo book, the Rust Reference, Rust by Example and The Rust Programming
+# Language (mdBook; the main content is <main>). Rust by Example is written in nine languages,
+# three of them Chinese, Japanese and Korean, which the tokenizer cuts into pairs of
+# characters. The Rust Programming Language ships its first and second editions as stub pages
+# that link each chapter's current version.
 # benches/static_site_exports.py makes their exports, so no crawl is needed; the figures move
 # with the toolchain's version of the books.
 DOCS=$(rustc --print sysroot 2>/dev/null || true)/share/doc/rust/html
-for b in cargo:cargobook reference:rustref rust-by-example:rbe; do
+for b in cargo:cargobook reference:rustref rust-by-example:rbe book:trpl; do
   book=${b%%:*}; name=${b#*:}
   [ -d "$DOCS/$book" ] || { echo "($DOCS/$book not found: $name skipped)" >&2; continue; }
   command -v python3 >/dev/null || { echo "(no python3 for static_site_exports.py: $name skipped)" >&2; continue; }

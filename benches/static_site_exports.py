@@ -41,6 +41,7 @@ class Page(HTMLParser):
         self.text = []  # its visible text
         self.links = []  # (href, anchor, in_main)
         self.anchor = None  # (href, [text], in_main) of the open <a>
+        self.noindex = False  # <meta name="robots" content="noindex">, as Screaming Frog reads it
 
     def matches(self, tag, attrs):
         a = dict(attrs)
@@ -59,6 +60,7 @@ class Page(HTMLParser):
             self.depth = 1
         if tag == "title":
             self.in_title = True
+        self.robots(tag, attrs)
         if tag == "h1" and not self.h1_done:
             self.in_h1 = True
         if tag == "a":
@@ -68,6 +70,13 @@ class Page(HTMLParser):
     def handle_startendtag(self, tag, attrs):
         if self.depth:
             self.main.append(self.get_starttag_text())
+        self.robots(tag, attrs)
+
+    def robots(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "meta" and (a.get("name") or "").lower() == "robots" \
+                and "noindex" in (a.get("content") or "").lower():
+            self.noindex = True
 
     def handle_endtag(self, tag):
         if self.depth:
@@ -122,7 +131,7 @@ def main():
             open(os.path.join(out, "custom_extraction_all.csv"), "w", encoding="utf-8-sig", newline="") as fc:
         wi, wl, wc = csv.writer(fi, **q), csv.writer(fl, **q), csv.writer(fc, **q)
         wi.writerow(["Address", "Content Type", "Status Code", "Status", "Indexability",
-                     "Title 1", "H1-1"])
+                     "Indexability Status", "Title 1", "H1-1"])
         wl.writerow(["Type", "Source", "Destination", "Size (Bytes)", "Alt Text", "Anchor",
                      "Status Code", "Status", "Follow", "Target", "Rel", "Path Type",
                      "Link Path", "Link Position", "Link Origin"])
@@ -135,7 +144,8 @@ def main():
                 p.feed(h.read())
             p.close()
             title, h1 = " ".join(p.title.split()), " ".join(p.h1.split())
-            wi.writerow([url, "text/html; charset=utf-8", "200", "OK", "Indexable", title, h1])
+            indexability = ("Non-Indexable", "noindex") if p.noindex else ("Indexable", "")
+            wi.writerow([url, "text/html; charset=utf-8", "200", "OK", *indexability, title, h1])
             if p.main:
                 wc.writerow([url, "200", "OK", "".join(p.main)])
             words_of[url] = Counter(re.findall(r"\w+", " ".join([title, h1] + p.text).lower()))
