@@ -44,8 +44,8 @@ done
 # is installed: the Cargo book, the Rust Reference, Rust by Example and The Rust Programming
 # Language (mdBook; the main content is <main>). Rust by Example is written in nine languages,
 # three of them Chinese, Japanese and Korean, which the tokenizer cuts into pairs of
-# characters. The Rust Programming Language ships its first and second editions as stub pages
-# that link each chapter's current version.
+# characters. The Rust Programming Language ships its first, second and 2018 editions as stub
+# pages that link each chapter's current version.
 # benches/static_site_exports.py makes their exports, so no crawl is needed; the figures move
 # with the toolchain's version of the books.
 DOCS=$(rustc --print sysroot 2>/dev/null || true)/share/doc/rust/html
@@ -54,8 +54,9 @@ for b in cargo:cargobook reference:rustref rust-by-example:rbe book:trpl; do
   [ -d "$DOCS/$book" ] || { echo "($DOCS/$book not found: $name skipped)" >&2; continue; }
   command -v python3 >/dev/null || { echo "(no python3 for static_site_exports.py: $name skipped)" >&2; continue; }
   dir=$OUT/$name/crawl
-  if [ ! -f "$dir/custom_extraction_all.csv" ]; then
-    rm -rf "$OUT/$name/html"; mkdir -p "$OUT/$name"
+  # Made again when the exporter changed since (it learnt meta robots on 2026-12-07).
+  if [ ! -f "$dir/custom_extraction_all.csv" ] || [ benches/static_site_exports.py -nt "$dir/internal_all.csv" ]; then
+    rm -rf "$OUT/$name/html" "$dir"; mkdir -p "$OUT/$name"
     cp -r "$DOCS/$book" "$OUT/$name/html"
     # The whole book on one page, and the table of contents, are not pages of the site (nor
     # are each translation's).

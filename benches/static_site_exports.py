@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Turn a folder of static HTML pages into the three exports the passage harness reads
-(`examples/passage_eval.rs`): `internal_all.csv` (Address, Title 1, H1-1),
+(`examples/passage_eval.rs`): `internal_all.csv` (Address, Indexability and its Status from
+`<meta name="robots">` (noindex or none), Title 1, H1-1),
 `all_inlinks.csv` (hyperlinks with their anchors and positions) and
 `custom_extraction_all.csv` (the inner HTML of each page's main content), with Screaming
 Frog's headers and quoting. It gives the harness a second real site beside postgres15 from
@@ -75,7 +76,7 @@ class Page(HTMLParser):
     def robots(self, tag, attrs):
         a = dict(attrs)
         if tag == "meta" and (a.get("name") or "").lower() == "robots" \
-                and "noindex" in (a.get("content") or "").lower():
+                and re.search(r"\b(noindex|none)\b", (a.get("content") or "").lower()):
             self.noindex = True
 
     def handle_endtag(self, tag):

@@ -186,8 +186,8 @@ struct Grown {
 /// other pages use as their link text for the page), has a word with a letter that is not a
 /// stop word (never "1", "2022" or "6.2 to 9.6.3"), is not the whole of a sentence (the
 /// whole of a short label may be: at most three words, a pair of CJK characters after
-/// another counting half, [`span_end`], or any length when the label is one of the phrases
-/// word for word), and neither sits inside nor crosses an existing link. Every bracket and
+/// another counting half, [`span_end`], or up to an anchor's six words when the label is one
+/// of the phrases word for word), and neither sits inside nor crosses an existing link. Every bracket and
 /// quotation mark the span opens is closed in it: the range runs on over the closing marks
 /// that follow ("git-config(1)", not "git-config(1"), and a span that leaves one open is no
 /// anchor ("types (i.e").
@@ -207,8 +207,8 @@ fn allowed_span(
         return None;
     }
     // A block that is, word for word, one of the destination's phrases is its name (a table
-    // cell "mipsel-unknown-linux-gnu", a list item "Client Authentication"), linked whole
-    // however many words it has.
+    // cell "mipsel-unknown-linux-gnu", a list item "Reliability and the Write-Ahead Log"),
+    // linked whole up to an anchor's six words.
     if span.start == 0
         && span.end == words.len()
         && (ends_sentence || (half_words(words) > 6 && !whole_phrase()))
@@ -399,7 +399,7 @@ impl Open {
 
 /// A destination's phrases as the anchor chooser looks them up. Build it once per
 /// destination: many blocks are searched for the same phrases ([`Scratch::choose`]).
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct PhraseIndex {
     /// Every phrase word with its phrase (by index), sorted: a block word finds its phrases
     /// by binary search, not by scanning every phrase (a destination can have dozens).
@@ -792,11 +792,19 @@ mod tests {
         };
         let mut site = StatsBuilder::new();
         let mut texts = Vec::new();
-        for _ in 0..300 {
-            let text: Vec<&str> = (0..=next(14))
-                .map(|_| vocabulary[next(vocabulary.len())])
-                .collect();
-            let joined = format!("{}{}", text.join(" "), [".", "", ":"][next(3)]);
+        for k in 0..300 {
+            // One text in five a short label of plain words (four to six, the first twelve
+            // of the vocabulary, no closing stop), which a phrase may be whole.
+            let label = k % 5 == 0;
+            let text: Vec<&str> = if label {
+                (0..4 + next(3)).map(|_| vocabulary[next(12)]).collect()
+            } else {
+                (0..=next(14))
+                    .map(|_| vocabulary[next(vocabulary.len())])
+                    .collect()
+            };
+            let end = if label { "" } else { [".", "", ":"][next(3)] };
+            let joined = format!("{}{end}", text.join(" "));
             site.add_page(&split_html(&format!("<p>{joined}</p>")));
             texts.push((joined, text));
         }
@@ -811,14 +819,17 @@ mod tests {
             let phrases: Vec<Phrase> = (0..=next(4))
                 .map(|_| {
                     // Now and then a phrase written in the text (so a span may be a whole
-                    // phrase that starts or ends with a stop word), else random words.
-                    let p: Vec<&str> = if next(3) == 0 {
-                        let start = next(tokens.len());
-                        tokens[start..tokens.len().min(start + 1 + next(4))].to_vec()
-                    } else {
-                        (0..=next(4))
+                    // phrase that starts or ends with a stop word), sometimes all of it (a
+                    // label that is a phrase is linked whole), else random words.
+                    let p: Vec<&str> = match next(9) {
+                        0 => tokens.clone(),
+                        1 | 2 => {
+                            let start = next(tokens.len());
+                            tokens[start..tokens.len().min(start + 1 + next(4))].to_vec()
+                        }
+                        _ => (0..=next(4))
                             .map(|_| vocabulary[next(vocabulary.len())])
-                            .collect()
+                            .collect(),
                     };
                     let pw = words(&p.join(" "));
                     Phrase {

@@ -56,7 +56,7 @@ pub struct Query {
     terms: Vec<(u64, f64)>,
     /// The score of an ideal place, to scale scores to 0–1.
     ideal: f64,
-    /// The phrases, for the anchor choice.
+    /// The phrases' [`anchor::PhraseIndex`], for the anchor choice.
     index: anchor::PhraseIndex,
     /// The phrases as [`Query::place`] reads them, one allocation for all: each phrase's
     /// words as indices into `terms` (every phrase word is a term), so the page's postings
