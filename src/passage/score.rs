@@ -128,6 +128,22 @@ impl fmt::Display for NoPlace {
     }
 }
 
+/// Why a passage has no suggested anchor: no span of it may be link text for the
+/// destination. Its words that name the destination sit inside links to other pages (a
+/// "see also" list of other commands), or are not words a link is made of (stop words, a
+/// bare number). The place stands; the reviewer writes the link text in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NoAnchor;
+
+impl fmt::Display for NoAnchor {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(
+            "no anchor: the passage names the destination only inside other links, or in no \
+             words a link can be made of; write the link text in",
+        )
+    }
+}
+
 /// Resolve an href as written in a page against the page's URL; `None` for a `mailto:` or
 /// `javascript:` link or one that does not parse. The fragment is dropped.
 pub fn resolve_href(base: &Url, href: &str) -> Option<Url> {

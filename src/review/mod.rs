@@ -818,6 +818,7 @@ fn added_cells<'a>(
 }
 
 /// Suggested Passage (the anchor in bold), Suggested Anchor, Passage Score and Passage Note
+/// (why there is no passage, or, for a passage, why it has no anchor)
 /// (why there is none).
 fn placement_cells(placement: Placement) -> [Cell; 4] {
     let note = |why: crate::passage::NoPlace| {
@@ -847,15 +848,21 @@ fn placement_cells(placement: Placement) -> [Cell; 4] {
                 .context
                 .as_ref()
                 .map_or((&*block.text, 0), |c| (&*c.text, c.at));
-            let passage = match anchor {
-                Some(a) => Cell::Marked(shown.to_string(), a.start + at..a.end + at),
-                None => Cell::text(shown),
+            let (passage, note) = match anchor {
+                Some(a) => (
+                    Cell::Marked(shown.to_string(), a.start + at..a.end + at),
+                    Cell::Empty,
+                ),
+                None => (
+                    Cell::text(shown),
+                    Cell::text(crate::passage::NoAnchor.to_string()),
+                ),
             };
             [
                 passage,
                 anchor_text,
                 Cell::Number((strength * 100.0).round()),
-                Cell::Empty,
+                note,
             ]
         }
     }
@@ -1109,17 +1116,18 @@ mod tests {
 
     #[test]
     fn a_passage_shows_its_element_with_the_anchor_where_the_block_sits() {
-        let found = |context: Option<Context>| {
+        let found_with = |context: Option<Context>, anchor| {
             Placement::Found(Box::new(SuggestedPassage {
                 block: Arc::new(PassageBlock {
                     text: "CONNECT, DISCONNECT".into(),
                     links: Box::new([std::ops::Range { start: 0, end: 7 }]),
                     context,
                 }),
-                anchor: Some(9..19),
+                anchor,
                 strength: 0.9,
             }))
         };
+        let found = |context| found_with(context, Some(9..19));
         let [passage, anchor, score, note] = placement_cells(found(Some(Context {
             text: "See Also CONNECT, DISCONNECT".into(),
             at: 9,
@@ -1133,6 +1141,13 @@ mod tests {
         // Without a wider element the block itself is the passage.
         let [passage, ..] = placement_cells(found(None));
         assert_eq!(passage, Cell::Marked("CONNECT, DISCONNECT".into(), 9..19));
+        // A passage with no anchor shown plain, and the note says why.
+        let [passage, anchor, _, note] = placement_cells(found_with(None, None));
+        assert_eq!(
+            (passage, anchor),
+            (Cell::text("CONNECT, DISCONNECT"), Cell::Empty)
+        );
+        assert_eq!(note, Cell::text(crate::passage::NoAnchor.to_string()));
     }
 
     #[test]

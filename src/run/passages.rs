@@ -29,6 +29,8 @@ pub(super) struct PassageReport {
     pub(super) read: bool,
     /// Queue rows with a suggested passage.
     pub(super) found: usize,
+    /// Of those, the rows with a suggested anchor too.
+    pub(super) anchored: usize,
     /// Queue rows looked at.
     pub(super) rows: usize,
 }
@@ -38,10 +40,14 @@ impl PassageReport {
     pub(super) fn count(&mut self, queue: &[Pooled]) {
         if self.read {
             self.rows = queue.len();
-            self.found = queue
-                .iter()
-                .filter(|c| matches!(c.placement, Placement::Found(_)))
-                .count();
+            let passages = || {
+                queue.iter().filter_map(|c| match &c.placement {
+                    Placement::Found(p) => Some(p),
+                    _ => None,
+                })
+            };
+            self.found = passages().count();
+            self.anchored = passages().filter(|p| p.anchor.is_some()).count();
         }
     }
 
@@ -51,7 +57,7 @@ impl PassageReport {
             return self.source.clone();
         }
         format!(
-            "{} of {} Queue rows have a suggested passage ({:.0}%); {}",
+            "{} of {} Queue rows have a suggested passage ({:.0}%), {} of them a suggested anchor; {}",
             self.found,
             self.rows,
             if self.rows > 0 {
@@ -59,6 +65,7 @@ impl PassageReport {
             } else {
                 0.0
             },
+            self.anchored,
             self.source
         )
     }
@@ -93,6 +100,7 @@ pub(super) fn suggest(
             source: "no page text given (--page-text, a Custom Extraction export of the main content): the Suggested Passage column is empty".into(),
             read: false,
             found: 0,
+            anchored: 0,
             rows: 0,
         };
         return Ok((none, None));
@@ -219,6 +227,8 @@ pub(super) fn suggest(
         ),
         read: true,
         found,
+        // Counted on the final Queue, once the anchors are chosen (`count`).
+        anchored: 0,
         rows: candidates.len(),
     };
     Ok((passages, Some(Anchoring { queries, stats })))

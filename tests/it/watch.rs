@@ -592,6 +592,30 @@ fn a_client_folder_with_page_text_gets_passages() {
         "{placed} of {} rows have a passage",
         queue.len()
     );
+    // A passage without an anchor says why; the Summary counts both.
+    let anchored = queue
+        .iter()
+        .filter(|r| !r["Suggested Anchor"].is_empty())
+        .count();
+    for r in queue.iter().filter(|r| !r["Suggested Passage"].is_empty()) {
+        assert_eq!(
+            r["Suggested Anchor"].is_empty(),
+            r["Passage Note"].starts_with("no anchor:"),
+            "{r:?}"
+        );
+    }
+    let summary = records(&workbook, "Summary")
+        .into_iter()
+        .find(|r| r["Item"] == "Suggested passages")
+        .map(|r| r["Value"].clone())
+        .expect("the Summary's passage count");
+    assert!(
+        summary.starts_with(&format!(
+            "{placed} of {} Queue rows have a suggested passage",
+            queue.len()
+        )) && summary.contains(&format!(", {anchored} of them a suggested anchor;")),
+        "{summary}"
+    );
     let processed = subdirs(&w.path("in/acme/processed"));
     assert!(
         visible(&processed[0]).contains(&"custom_extraction_all.csv".to_string()),
