@@ -246,6 +246,11 @@ pub fn for_each_hash(text: &str, mut f: impl FnMut(u64)) {
     scan(text, |_, hash| f(hash));
 }
 
+/// Every word's byte range and hash, in order ([`for_each_hash`] with the ranges).
+pub fn for_each_hash_at(text: &str, f: impl FnMut(Range<usize>, u64)) {
+    scan(text, f);
+}
+
 /// Whether each ASCII byte is a word character (letters, digits, `_`).
 const ASCII_WORD: [bool; 128] = {
     let mut table = [false; 128];
