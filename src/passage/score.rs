@@ -5,6 +5,7 @@
 //! section numbers dropped) and its H1. A block scores BM25 over the site's blocks with the
 //! phrases' words as the query (stop words down-weighted), plus a bonus when it contains a
 //! whole phrase as a word sequence, worth the phrase's weight times the rarity of its words.
+//! Words inside a block's links to other pages count for neither: they name those pages.
 //! The kind of block scales the score (headings, code, other containers are weak places).
 //! A block that already links to D, or a template block, is no place. The score is scaled by
 //! what a block holding D's best phrase would get, so a floor means the same on every site.
@@ -129,17 +130,17 @@ impl fmt::Display for NoPlace {
 }
 
 /// Why a passage has no suggested anchor: no span of it may be link text for the
-/// destination. Its words that name the destination sit inside links to other pages (a
-/// "see also" list of other commands), or are not words a link is made of (stop words, a
-/// bare number). The place stands; the reviewer writes the link text in.
+/// destination (the anchor rules of [`super::anchor`]: the words that name it are stop
+/// words or a bare number, leave a bracket open, are generic, or are the whole sentence).
+/// The place stands; the reviewer writes the link text in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct NoAnchor;
 
 impl fmt::Display for NoAnchor {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(
-            "no anchor: the passage names the destination only inside other links, or in no \
-             words a link can be made of; write the link text in",
+            "no anchor: no words of the passage that name the destination can be link text \
+             (stop words, a number, a whole sentence…); write the link text in",
         )
     }
 }
@@ -501,7 +502,8 @@ struct Scratch {
 pub struct Prepared<'a> {
     /// The page's blocks.
     pub blocks: &'a [Block],
-    /// Every block's word hashes in order, one block after another, for the phrase match.
+    /// Every block's word hashes in order, one block after another, for the phrase match;
+    /// a word inside (or partly inside) a link of its block is [`LINKED_WORD`].
     hashes: Vec<u64>,
     /// Where each block's words start in `hashes` (and, last, where they end).
     starts: Vec<usize>,
@@ -545,10 +547,8 @@ impl<'a> Prepared<'a> {
                 while links.peek().is_some_and(|l| l.end <= word.start) {
                     links.next();
                 }
-                if links
-                    .peek()
-                    .is_some_and(|l| l.start <= word.start && word.end <= l.end)
-                {
+                // Partly inside counts: no anchor may touch a link either.
+                if links.peek().is_some_and(|l| l.start < word.end) {
                     linked.push(hashes.len());
                 }
                 hashes.push(h);
@@ -944,6 +944,11 @@ mod tests {
         let s = suggest(&blocks, &target(), &stats, &|_| false).unwrap();
         assert_eq!(s.block, 1, "{}", s.text);
         assert_eq!(s.anchor.unwrap().1, "partitioning");
+        // A word partly inside a link (`<a>partition</a>ing`) is no evidence either.
+        let page = "<p>Large tables: see table <a href='other.html'>partition</a>ing.</p>\
+                    <p>Rows can be split by range with partitioning of tables.</p>";
+        let s = suggest(&split_html(page), &target(), &site(&[page]), &|_| false).unwrap();
+        assert_eq!(s.block, 1, "{}", s.text);
     }
 
     #[test]
@@ -971,6 +976,22 @@ mod tests {
         let stats = site(&[html]);
         let r = suggest(&split_html(html), &t, &stats, &|_| false);
         assert!(matches!(r, Err(NoPlace::BelowFloor { .. })), "{r:?}");
+    }
+
+    #[test]
+    fn a_template_block_with_a_link_is_told_by_all_its_words() {
+        // Boilerplate that names the destination beside a link, on half the pages: still
+        // template (its linked words count for telling it, as the statistics pass counted
+        // them), so no place.
+        let boiler = "<p>Table partitioning tips from <a href='blog.html'>our blog</a>.</p>";
+        let pages: Vec<String> = (0..20)
+            .map(|i| format!("{boiler}<p>Page {i} text.</p>"))
+            .collect();
+        let refs: Vec<&str> = pages.iter().map(String::as_str).collect();
+        let stats = site(&refs);
+        let page = format!("{boiler}<p>Nothing related.</p>");
+        let r = suggest(&split_html(&page), &target(), &stats, &|_| false);
+        assert!(r.is_err(), "{r:?}");
     }
 
     #[test]

@@ -818,8 +818,7 @@ fn added_cells<'a>(
 }
 
 /// Suggested Passage (the anchor in bold), Suggested Anchor, Passage Score and Passage Note
-/// (why there is no passage, or, for a passage, why it has no anchor)
-/// (why there is none).
+/// (why there is no passage, or, for a passage, why it has no anchor).
 fn placement_cells(placement: Placement) -> [Cell; 4] {
     let note = |why: crate::passage::NoPlace| {
         [

@@ -700,6 +700,48 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_summary_counts_the_passages_and_their_anchors_on_the_final_queue() {
+        let row = |placement| Pooled {
+            pages: (1, 2),
+            proposal: 0,
+            score: 0.5,
+            destination_inlinks: 0,
+            importance: 1.0,
+            placement,
+        };
+        let found = |anchor| {
+            Placement::Found(Box::new(SuggestedPassage {
+                block: Arc::new(PassageBlock {
+                    text: "see the index".into(),
+                    links: Box::new([]),
+                    context: None,
+                }),
+                anchor,
+                strength: 0.8,
+            }))
+        };
+        let queue = [
+            row(found(Some(8..13))),
+            row(found(None)),
+            row(Placement::NoText),
+            row(found(Some(0..3))),
+        ];
+        let mut report = PassageReport {
+            source: "from page text".into(),
+            read: true,
+            found: 0,
+            anchored: 0,
+            rows: 0,
+        };
+        report.count(&queue);
+        assert_eq!((report.rows, report.found, report.anchored), (4, 3, 2));
+        assert_eq!(
+            report.describe(),
+            "3 of 4 Queue rows have a suggested passage (75%), 2 of them a suggested anchor; from page text"
+        );
+    }
+
+    #[test]
     fn ids_are_indexed_in_the_order_first_seen() {
         let (index_of, seen) = first_seen([5, 2, 5, 0, 2].into_iter(), 7);
         assert_eq!(seen, [5, 2, 0]);
