@@ -2,7 +2,8 @@
 //! module owns splitting page text into blocks (`blocks`), the word tokenizer (`text`), the
 //! site-wide statistics built in one streaming pass (`stats`: BM25 document frequencies,
 //! template blocks, site-name title parts, the link rates of naming phrases), the scoring of a source's blocks for one
-//! destination (`score`) and the choice of the anchor span (`anchor`). It reads no file and
+//! destination (`score`, with each block's weight as a place from `weight`) and the choice
+//! of the anchor span (`anchor`). It reads no file and
 //! knows no URL rules: the caller streams page text in (see `input::page_text`) and says which
 //! hrefs point at the destination.
 //!
@@ -18,12 +19,11 @@ pub mod blocks;
 pub mod score;
 pub mod stats;
 pub mod text;
+pub mod weight;
 
-pub use anchor::Scratch as AnchorScratch;
+pub use anchor::{NoAnchor, Scratch as AnchorScratch};
 pub use blocks::{Block, BlockKind, Context, Link, split, split_html, split_plain};
-pub use score::{
-    FLOOR, NoAnchor, NoPlace, Prepared, Query, Suggestion, Target, resolve_href, suggest,
-};
+pub use score::{FLOOR, NoPlace, Prepared, Query, Suggestion, Target, resolve_href, suggest};
 pub use stats::{
     Mentions, PhraseKey, Phrases, SAMPLE_PAGES, Sample, SiteStats, StatsBuilder, TemplateRules,
 };

@@ -20,7 +20,8 @@ use url::Url;
 use super::anchor::{self, is_generic};
 use super::blocks::{Block, BlockKind};
 use super::stats::SiteStats;
-use super::text::{Phrase, for_each_hash, for_each_hash_at, title_parts, words};
+use super::text::{Phrase, for_each_hash_at, title_parts, words};
+use super::weight::block_weight;
 
 /// BM25 term saturation.
 const K1: f64 = 1.2;
@@ -126,22 +127,6 @@ impl fmt::Display for NoPlace {
                 "no natural place found (best passage score {best:.2}, floor {FLOOR:.2})"
             ),
         }
-    }
-}
-
-/// Why a passage has no suggested anchor: no span of it may be link text for the
-/// destination (the anchor rules of [`super::anchor`]: the words that name it are stop
-/// words or a bare number, leave a bracket open, are generic, or are the whole sentence).
-/// The place stands; the reviewer writes the link text in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct NoAnchor;
-
-impl fmt::Display for NoAnchor {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(
-            "no anchor: no words of the passage that name the destination can be link text \
-             (stop words, a number, a whole sentence…); write the link text in",
-        )
     }
 }
 
@@ -532,10 +517,6 @@ impl<'a> Prepared<'a> {
         let mut starts = Vec::with_capacity(blocks.len() + 1);
         for b in blocks {
             starts.push(hashes.len());
-            if b.links.iter().all(|l| l.range.is_empty()) {
-                for_each_hash(&b.text, |h| hashes.push(h));
-                continue;
-            }
             // The block's links in text order (the splitter records them as it meets them).
             let mut links = b
                 .links
@@ -706,68 +687,6 @@ impl WordIds {
 /// What a word inside a link to another page counts as: no word of any query.
 const LINKED_WORD: u64 = 0x9e37_79b9_7f4a_7c15;
 
-/// How natural a place each kind of block is. A heading is seldom one: of the removed links
-/// of eight held-out sites (thousands of them, `examples/passage_eval.rs`) none sat in a
-/// heading, and at 0.5 a heading that repeats the destination's title (a stub page's own
-/// heading on The Rust Programming Language) outscored the paragraph that links it there.
-/// At 0.25 that book's passages rose 18–24 points and no other site lost one; at 0.1 a few
-/// rows more found no place at all.
-fn kind_weight(kind: BlockKind) -> f64 {
-    match kind {
-        BlockKind::Paragraph | BlockKind::ListItem | BlockKind::Definition | BlockKind::Cell => 1.0,
-        BlockKind::Heading(_) => 0.25,
-        BlockKind::Code => 0.3,
-        BlockKind::Term | BlockKind::Quote | BlockKind::Caption | BlockKind::Other => 0.8,
-    }
-}
-
-/// The labels of a "see also" list, lower case: a block under one is a place editors put links
-/// to related pages, whatever element holds it. English, then a few other languages'
-/// documentation conventions.
-const SEE_ALSO: &[&str] = &[
-    "see also",
-    "voir aussi",
-    "siehe auch",
-    "véase también",
-    "ver también",
-    "veja também",
-    "vedi anche",
-    "zie ook",
-    "см. также",
-    "参见",
-    "另请参阅",
-    "関連項目",
-    "참고",
-];
-
-/// Whether `text` starts with a [`SEE_ALSO`] label (any case).
-fn starts_see_also(text: &str) -> bool {
-    SEE_ALSO.iter().any(|label| {
-        text.get(..label.len())
-            .is_some_and(|head| head.chars().flat_map(char::to_lowercase).eq(label.chars()))
-    })
-}
-
-/// How natural a place block `i` of `blocks` is: its kind's weight ([`kind_weight`]), but 1
-/// for a block in a "see also" list, whose element starts with the label (postgres15's
-/// `See Also ALTER INDEX, DROP INDEX, REINDEX`, text directly inside its `div`) or which
-/// follows a short block that is the label (a heading). Held out on postgres15 such lists
-/// held most of the links that only the plain-BM25 baseline placed right (docs/passage.md).
-fn block_weight(blocks: &[Block], i: usize) -> f64 {
-    let weight = kind_weight(blocks[i].kind);
-    if weight >= 1.0 {
-        return weight;
-    }
-    let labelled = starts_see_also(blocks[i].element_text())
-        || (i > 0
-            && blocks[i - 1].text.len() <= LABEL_BYTES
-            && starts_see_also(&blocks[i - 1].text));
-    if labelled { 1.0 } else { weight }
-}
-
-/// The longest block that is taken for a label alone ("See also:", "Siehe auch").
-const LABEL_BYTES: usize = 16;
-
 /// Score the blocks of a source for a destination: [`Query::new`] then [`Query::suggest`].
 pub fn suggest(
     blocks: &[Block],
@@ -894,18 +813,6 @@ mod tests {
                 s.text
             );
         }
-        // A label in a block of its own before the list counts as well.
-        let page = "<p>Large tables can use table partitioning to split rows.</p>\
-                    <b>See also:</b><span>Table partitioning, indexes</span>";
-        let blocks = split_html(page);
-        let weights: Vec<f64> = (0..blocks.len())
-            .map(|i| block_weight(&blocks, i))
-            .collect();
-        assert!(starts_see_also("see also") && !starts_see_also("seen also"));
-        assert!(
-            weights.iter().all(|&w| (w - 1.0).abs() < 1e-9),
-            "{blocks:?}"
-        );
     }
 
     #[test]
