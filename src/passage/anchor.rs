@@ -533,6 +533,9 @@ struct Buffers {
     phrases_of: Vec<Range<usize>>,
     idf: Vec<f64>,
     named_before: Vec<usize>,
+    /// How many words before each share no letter with the phrases they are in: a
+    /// number ([`lettered`]).
+    bare_before: Vec<usize>,
     grown: Vec<Grown>,
     /// Each word's [`WordFlags`].
     flags: Vec<WordFlags>,
@@ -578,6 +581,7 @@ fn best_span(
         phrases_of,
         idf,
         named_before,
+        bare_before,
         grown,
         flags,
     } = buffers;
@@ -608,8 +612,12 @@ fn best_span(
     }));
     named_before.clear();
     named_before.push(0usize);
-    for ps in phrases_of.iter() {
+    bare_before.clear();
+    bare_before.push(0usize);
+    for (w, ps) in words.iter().zip(phrases_of.iter()) {
         named_before.push(named_before[named_before.len() - 1] + usize::from(!ps.is_empty()));
+        let bare = !ps.is_empty() && !lettered(text, w);
+        bare_before.push(bare_before[bare_before.len() - 1] + usize::from(bare));
     }
     // No word names the destination: no span scores.
     if named_before[words.len()] == 0 {
@@ -621,18 +629,33 @@ fn best_span(
     flags.clear();
     flags.resize(words.len(), WordFlags::default());
     let mut flagged = 0;
+    // A span starts and ends with a word of a phrase (or a stop word, at the edge of a
+    // whole phrase: [`allowed_span`]): a word at its edge that names nothing adds nothing
+    // to any overlap, and the span without it scores as much or more ("Download the
+    // vacuum" is no anchor for "download"). Unless the words it shares with the phrases
+    // have no letter: a section's number names it, and its link text runs on to the
+    // name ("26.1. SQL Dump" for "Section 26.1").
+    let unnamed = |k: usize| !words[k].stop && phrases_of[k].is_empty();
     let mut best: Option<(f64, Range<usize>)> = None;
     // The spans from one start are scored as the span grows a word at a time, keeping for
     // each phrase the span has a word of what `overlap` would find (the matched phrase
     // words and their count) and the sum of the idf of those span words: a longer span adds
     // one word to each, in the same order, so nothing is recounted and the sums are the
     // same to the bit.
+    let bare = bare_before[words.len()] > 0;
     for i in 0..words.len() {
+        // A stop word starts no span but one that is a phrase beginning with it; a word
+        // that names nothing, none unless the block has a number that names something (most
+        // words are passed over here, before their reach is worked out).
+        if (words[i].stop && stop_firsts.binary_search(&words[i].hash).is_err())
+            || (unnamed(i) && !bare)
+        {
+            continue;
+        }
         let reach = span_end(words, i);
         // No span from here shares a word with a phrase: all score 0.
-        // A stop word starts no span but one that is a phrase beginning with it.
         if named_before[reach] == named_before[i]
-            || (words[i].stop && stop_firsts.binary_search(&words[i].hash).is_err())
+            || (unnamed(i) && bare_before[reach] == bare_before[i])
         {
             continue;
         }
@@ -646,6 +669,8 @@ fn best_span(
         // per start, not once per span (rescanning was two fifths of this function).
         let (mut has_letter, mut open, mut scanned) =
             (false, Open::default(), words[i].range.start);
+        // Whether a word the span shares with a phrase has a letter.
+        let mut named_letter = false;
         for j in i + 1..=reach {
             let added = j - 1;
             // Nor does any longer span from here.
@@ -653,6 +678,7 @@ fn best_span(
                 break;
             }
             has_letter |= flags[added].lettered;
+            named_letter |= flags[added].lettered && !phrases_of[added].is_empty();
             if flags[added].bracket {
                 let Some(now) = open.scan(text.as_bytes(), scanned..words[added].range.end) else {
                     break;
@@ -681,7 +707,9 @@ fn best_span(
                 }
                 g.idf += idf[added];
             }
-            if named_before[j] == named_before[i] {
+            if named_before[j] == named_before[i]
+                || ((unnamed(i) || unnamed(added)) && named_letter)
+            {
                 continue;
             }
             let whole = || {
@@ -750,6 +778,13 @@ mod tests {
                     continue;
                 };
                 let span = &words[i..j];
+                let named = |w: &Word| !w.stop && phrases.iter().any(|p| p.words.contains(&w.hash));
+                let unnamed = |w: &Word| !w.stop && !named(w);
+                if (unnamed(&words[i]) || unnamed(&words[j - 1]))
+                    && span.iter().any(|w| named(w) && super::lettered(text, w))
+                {
+                    continue;
+                }
                 let whole = || phrases.iter().any(|p| is_phrase(span, &p.words));
                 let Some(range) = allowed_span(
                     text,
@@ -1111,16 +1146,29 @@ mod tests {
     }
 
     #[test]
+    fn an_anchor_neither_starts_nor_ends_with_a_word_that_names_nothing() {
+        // "Big vacuum tables" shares as many words with the phrase as "vacuum tables", and
+        // came first.
+        let phrases = [phrase("vacuum tables index", 0.5)];
+        assert_eq!(
+            chosen("Big vacuum tables guide.", &phrases),
+            Some("vacuum tables")
+        );
+        // A number alone has no letter and is no anchor: a section's number runs on to its
+        // name.
+        let section = [phrase("Section 26.1", 0.5)];
+        assert_eq!(chosen("26.1. SQL Dump", &section), Some("26.1. SQL"));
+    }
+
+    #[test]
     fn a_generic_best_span_gives_way_to_the_best_other_one() {
         let text = "Download the vacuum tables guide.";
         // "Download" is a whole phrase the site links often: the best span of all, but generic.
         let phrases = [phrase("download", 0.9), phrase("vacuum tables", 0.05)];
         assert_eq!(chosen(text, &phrases), Some("vacuum tables"));
-        // With the generic phrase alone, a longer span holding it wins, as the oracle says.
-        assert_eq!(
-            chosen(text, &[phrase("download", 0.9)]),
-            Some("Download the vacuum")
-        );
+        // With the generic phrase alone there is no anchor: a longer span holding it would
+        // end on a word that names nothing ("Download the vacuum").
+        assert_eq!(chosen(text, &[phrase("download", 0.9)]), None);
     }
 
     #[test]
