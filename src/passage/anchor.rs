@@ -1,5 +1,7 @@
 //! The suggested anchor: a short span of the chosen block that names the destination.
-//! Among the block's 1–6-word spans that neither start nor end with a stop word, never the
+//! Among the block's 1–6-word spans that start and end with a word of a phrase (unless the
+//! words they share have no letter: a section's number) and neither start nor end with a
+//! stop word, never the
 //! whole sentence, never generic link text, never inside (or across) an existing link, the
 //! one that best overlaps one of the destination's phrases (known anchors, title, H1):
 //! shared words over the longer length, cubed (1 for the phrase's own words), times the
@@ -633,8 +635,9 @@ fn best_span(
     // whole phrase: [`allowed_span`]): a word at its edge that names nothing adds nothing
     // to any overlap, and the span without it scores as much or more ("Download the
     // vacuum" is no anchor for "download"). Unless the words it shares with the phrases
-    // have no letter: a section's number names it, and its link text runs on to the
-    // name ("26.1. SQL Dump" for "Section 26.1").
+    // have no letter: a section's or a version's number names it, and is no anchor alone,
+    // so then neither edge is held to the rule ("26.1. SQL" in the block "26.1. SQL Dump"
+    // for "Section 26.1").
     let unnamed = |k: usize| !words[k].stop && phrases_of[k].is_empty();
     let mut best: Option<(f64, Range<usize>)> = None;
     // The spans from one start are scored as the span grows a word at a time, keeping for
@@ -659,7 +662,9 @@ fn best_span(
         {
             continue;
         }
-        let from = flagged.max(i);
+        // The reach of a later start is never shorter ([`span_end`]); `min` only keeps the
+        // range well formed should that change.
+        let from = flagged.max(i).min(reach);
         for (k, f) in flags[from..reach].iter_mut().enumerate() {
             *f = WordFlags::of(text, words, from + k);
         }
