@@ -674,8 +674,6 @@ fn best_span(
         // per start, not once per span (rescanning was two fifths of this function).
         let (mut has_letter, mut open, mut scanned) =
             (false, Open::default(), words[i].range.start);
-        // Whether a word the span shares with a phrase has a letter.
-        let mut named_letter = false;
         for j in i + 1..=reach {
             let added = j - 1;
             // Nor does any longer span from here.
@@ -683,7 +681,6 @@ fn best_span(
                 break;
             }
             has_letter |= flags[added].lettered;
-            named_letter |= flags[added].lettered && !phrases_of[added].is_empty();
             if flags[added].bracket {
                 let Some(now) = open.scan(text.as_bytes(), scanned..words[added].range.end) else {
                     break;
@@ -712,6 +709,8 @@ fn best_span(
                 }
                 g.idf += idf[added];
             }
+            // More words of the span are in a phrase than are bare numbers: one has a letter.
+            let named_letter = named_before[j] - named_before[i] > bare_before[j] - bare_before[i];
             if named_before[j] == named_before[i]
                 || ((unnamed(i) || unnamed(added)) && named_letter)
             {
