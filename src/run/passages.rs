@@ -85,6 +85,26 @@ fn page_of(crawl: &Crawl, config: &RunConfig, written: &str) -> Option<u32> {
     Some(crawl.resolved[id as usize].0)
 }
 
+/// The page an href written on the page at `base` points at, if it is one the run knows.
+/// An href that names, as written, a URL of the crawl's table (absolute, or root-relative
+/// on the page's origin) is that page: resolving it would give back that URL, already in
+/// its normal form (normalizing is idempotent). Only other hrefs are resolved and normalized:
+/// parsing every link of a block about to win a row had been a tenth of pass 2.
+fn link_target(crawl: &Crawl, config: &RunConfig, base: &url::Url, href: &str) -> Option<u32> {
+    let written = if href.starts_with("https://") || href.starts_with("http://") {
+        crawl.urls.get(href)
+    } else if href.starts_with('/') && !href.starts_with("//") {
+        let origin = &base[..url::Position::BeforePath];
+        crawl.urls.get(&[origin, href].concat())
+    } else {
+        None
+    };
+    match written {
+        Some(id) => Some(crawl.resolved[id as usize].0),
+        None => passage::resolve_href(base, href).and_then(|u| page_of(crawl, config, u.as_str())),
+    }
+}
+
 /// Read the page text and fill each candidate's [`Placement`]; `pages` is how many pages
 /// have a vector (the HTML pages, the ones with text: it sizes the statistics' sample).
 pub(super) fn suggest(
@@ -652,8 +672,7 @@ fn place_page(
                 .iter()
                 .filter_map(|l| {
                     base.as_ref()
-                        .and_then(|u| passage::resolve_href(u, &l.href))
-                        .and_then(|u| page_of(crawl, config, u.as_str()))
+                        .and_then(|u| link_target(crawl, config, u, &l.href))
                 })
                 .collect()
         })
@@ -664,6 +683,9 @@ fn place_page(
     rows.iter()
         .enumerate()
         .map(|(k, &(i, d))| {
+            if let Some(&(_, next)) = rows.get(k + 2) {
+                queries.built[next].touch_fields();
+            }
             if let Some(&(_, next)) = rows.get(k + 1) {
                 queries.built[next].touch();
             }

@@ -599,3 +599,97 @@ fn page_text_statistics_from_a_sample_of_a_large_site() {
         every["Suggested passages"]
     );
 }
+
+/// A block that already links to the destination is no place for the link, however the
+/// href is written: absolute, root-relative or relative to the source page. Three Queue
+/// rows of a first run each get, at the start of their passage in the source's page text,
+/// a link to their destination in one of those forms; the second run places none of them
+/// in that block.
+#[test]
+fn a_block_that_links_to_the_destination_in_any_written_form_is_no_place() {
+    let w = Workdir::new("linked-passage");
+    let spec = linkgap::synthetic::Spec {
+        pages: 80,
+        messy: false,
+        page_text: true,
+        ..linkgap::synthetic::Spec::default()
+    };
+    linkgap::synthetic::write_exports(&w.path("exports"), &spec).unwrap();
+    let queue = |csv: &str| {
+        let done = w.run(&["run", "exports", "--out", "r.xlsx", "--csv-dir", csv, "-q"]);
+        assert_eq!(done.status.code(), Some(0), "{}", stderr(&done));
+        csv_sheet(&w.path(csv), "Queue")
+    };
+    let (h, rows) = queue("before");
+    let (source, destination, passage) = (
+        col(&h, "Source URL"),
+        col(&h, "Destination URL"),
+        col(&h, "Suggested Passage"),
+    );
+    let text_path = w.path("exports").join("custom_extraction_all.csv");
+    let (th, mut trows) = read_csv(&text_path);
+    let (ta, tc) = (col(&th, "Address"), col(&th, "Main Content 1"));
+    // The href of `to` as written on `from`, in each form.
+    let forms: [fn(&str, &str) -> String; 3] = [
+        |_, to| to.to_string(),
+        |_, to| to.strip_prefix(ORIGIN).unwrap().to_string(),
+        |from, to| {
+            let (dir, _) = from.rsplit_once('/').unwrap();
+            match to.strip_prefix(&format!("{dir}/")) {
+                Some(name) if !name.is_empty() => name.to_string(),
+                _ => format!(
+                    "../{}",
+                    to.strip_prefix(ORIGIN).unwrap().trim_start_matches('/')
+                ),
+            }
+        },
+    ];
+    let mut edited = Vec::new();
+    let mut used_sources = std::collections::HashSet::new();
+    for r in &rows {
+        if edited.len() == forms.len() {
+            break;
+        }
+        let (from, to) = (&r[source], &r[destination]);
+        // The passage's first words, written as they are in the HTML (no tag among them).
+        let head: String = r[passage].chars().take(24).collect();
+        if head.chars().count() < 24 || !used_sources.insert(from.clone()) {
+            continue;
+        }
+        let Some(page) = trows.iter_mut().find(|t| &t[ta] == from) else {
+            continue;
+        };
+        let Some(at) = page[tc].find(&head) else {
+            continue;
+        };
+        let href = forms[edited.len()](from, to);
+        page[tc].insert_str(at, &format!("<a href=\"{href}\">zqxlinked</a> "));
+        edited.push((from.clone(), to.clone(), href));
+    }
+    assert_eq!(
+        edited.len(),
+        forms.len(),
+        "three rows with a passage to edit"
+    );
+    write(&text_path, &th, &trows);
+    let (h, rows) = queue("after");
+    let (source, destination, passage) = (
+        col(&h, "Source URL"),
+        col(&h, "Destination URL"),
+        col(&h, "Suggested Passage"),
+    );
+    for (from, to, href) in &edited {
+        let pair: Vec<&Vec<String>> = rows
+            .iter()
+            .filter(|r| &r[source] == from && &r[destination] == to)
+            .collect();
+        assert_eq!(pair.len(), 1, "{from} → {to} is still proposed");
+        for r in pair {
+            assert!(
+                !r[passage].contains("zqxlinked"),
+                "{from} → {to}: the block linking it as {href} was suggested: {}",
+                r[passage]
+            );
+        }
+    }
+}
