@@ -138,14 +138,27 @@ pub(super) fn suggest(
     let by_source = BySource::of_pool(candidates, &destinations, crawl.urls.len());
     let is_source = |f: u32| !by_source.of(f as usize).is_empty();
     let phrases = Arc::new(naming_phrases(crawl, &destinations.pages));
-    let mut builder = StatsBuilder::new();
-    if let Some(internal) = &crawl.internal {
-        for u in &internal.urls {
-            if !u.title.is_empty() {
-                builder.add_title(&u.title);
-            }
-        }
-    }
+    // Every title counts (Internal: All, no text to split), on both cores: the counts add
+    // up the same in any order.
+    let mut builder = crawl
+        .internal
+        .as_ref()
+        .map_or_else(StatsBuilder::new, |internal| {
+            internal
+                .urls
+                .par_chunks(4096)
+                .map(|chunk| {
+                    let mut part = StatsBuilder::new();
+                    for u in chunk.iter().filter(|u| !u.title.is_empty()) {
+                        part.add_title(&u.title);
+                    }
+                    part
+                })
+                .reduce(StatsBuilder::new, |mut all, part| {
+                    all.merge(part);
+                    all
+                })
+        });
     report.set_ticker(Some(progress.rows("Reading page text")));
     let (mut rows, mut kept_blocks) = (Vec::new(), HashMap::default());
     let (mut kept_bytes, mut dropped) = (0usize, false);
