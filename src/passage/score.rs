@@ -182,6 +182,18 @@ impl Query {
             let share = (f64::from(*count)).ln_1p() / f64::from(most).ln_1p();
             texts.push((Cow::Borrowed(text), 0.6 + 0.4 * share));
         }
+        // Each distinct word's idf, looked up once: the phrases of a destination share most
+        // of their words (title, H1, their parts, the anchors), and the site's table of
+        // words is large, so each lookup missed the cache (a hundred thousand destinations).
+        let mut idfs: Vec<(u64, f64)> = Vec::new();
+        let mut idf = |h: u64| {
+            if let Some(&(_, v)) = idfs.iter().find(|e| e.0 == h) {
+                return v;
+            }
+            let v = stats.idf(h);
+            idfs.push((h, v));
+            v
+        };
         let mut phrases: Vec<Phrase> = Vec::new();
         for (text, weight) in texts {
             let ws = words(&text);
@@ -196,11 +208,7 @@ impl Query {
                 p.weight = p.weight.max(weight);
                 continue;
             }
-            let rarity = ws
-                .iter()
-                .filter(|w| !w.stop)
-                .map(|w| stats.idf(w.hash))
-                .sum();
+            let rarity = ws.iter().filter(|w| !w.stop).map(|w| idf(w.hash)).sum();
             let link_rate = stats.link_rate(&hashes);
             phrases.push(Phrase {
                 stop: ws.iter().map(|w| w.stop).collect(),
@@ -213,7 +221,7 @@ impl Query {
         let mut terms: Vec<(u64, f64)> = Vec::new();
         for p in &phrases {
             for (&h, &stop) in p.words.iter().zip(&p.stop) {
-                let w = p.weight * if stop { STOP_WEIGHT } else { 1.0 } * stats.idf(h);
+                let w = p.weight * if stop { STOP_WEIGHT } else { 1.0 } * idf(h);
                 match terms.iter_mut().find(|t| t.0 == h) {
                     Some(t) => t.1 = t.1.max(w),
                     None => terms.push((h, w)),
