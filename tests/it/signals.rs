@@ -56,6 +56,17 @@ fn site(dir: &Path) -> linkgap::synthetic::Exports {
     linkgap::synthetic::write_exports(dir, &spec).unwrap()
 }
 
+/// A synthetic site of `pages` pages with page text (Custom Extraction), written into `dir`.
+fn text_site(dir: &Path, pages: usize) -> linkgap::synthetic::Exports {
+    let spec = linkgap::synthetic::Spec {
+        pages,
+        messy: false,
+        page_text: true,
+        ..linkgap::synthetic::Spec::default()
+    };
+    linkgap::synthetic::write_exports(dir, &spec).unwrap()
+}
+
 /// The synthetic site, every page also under /fr/ with a close vector (as a multilingual
 /// model gives a translation), Language filled in Internal: All (with `languages`),
 /// hreflang rows both ways (no language code in them).
@@ -444,13 +455,7 @@ fn unweighted_priority(r: &HashMap<String, String>) -> f64 {
 fn page_text_in_the_embeddings_export_is_found_in_a_folder() {
     let w = Workdir::new("combined-page-text");
     let dir = w.path("exports");
-    let spec = linkgap::synthetic::Spec {
-        pages: 60,
-        messy: false,
-        page_text: true,
-        ..linkgap::synthetic::Spec::default()
-    };
-    let files = linkgap::synthetic::write_exports(&dir, &spec).unwrap();
+    let files = text_site(&dir, 60);
     let text_path = dir.join("custom_extraction_all.csv");
     let (th, trows) = read_csv(&text_path);
     let (ta, tc) = (col(&th, "Address"), col(&th, "Main Content 1"));
@@ -506,13 +511,7 @@ fn page_text_in_the_embeddings_export_is_found_in_a_folder() {
 #[test]
 fn the_summary_says_whether_the_passage_is_suggested_or_to_be_found() {
     let w = Workdir::new("how-to-read");
-    let spec = linkgap::synthetic::Spec {
-        pages: 60,
-        messy: false,
-        page_text: true,
-        ..linkgap::synthetic::Spec::default()
-    };
-    linkgap::synthetic::write_exports(&w.path("exports"), &spec).unwrap();
+    text_site(&w.path("exports"), 60);
     let advice = |out: &str| {
         let done = w.run(&["run", "exports", "--out", out, "-q"]);
         assert_eq!(done.status.code(), Some(0), "{}", stderr(&done));
@@ -542,13 +541,7 @@ fn the_summary_says_whether_the_passage_is_suggested_or_to_be_found() {
 #[test]
 fn page_text_statistics_from_a_sample_of_a_large_site() {
     let w = Workdir::new("text-stats-sample");
-    let spec = linkgap::synthetic::Spec {
-        pages: 300,
-        messy: false,
-        page_text: true,
-        ..linkgap::synthetic::Spec::default()
-    };
-    linkgap::synthetic::write_exports(&w.path("exports"), &spec).unwrap();
+    text_site(&w.path("exports"), 300);
     let run_sheet = |out: &str, extra: &[&str]| {
         let mut args = vec!["run", "exports", "--out", out, "-q"];
         args.extend_from_slice(extra);
@@ -608,13 +601,7 @@ fn page_text_statistics_from_a_sample_of_a_large_site() {
 #[test]
 fn a_block_that_links_to_the_destination_in_any_written_form_is_no_place() {
     let w = Workdir::new("linked-passage");
-    let spec = linkgap::synthetic::Spec {
-        pages: 80,
-        messy: false,
-        page_text: true,
-        ..linkgap::synthetic::Spec::default()
-    };
-    linkgap::synthetic::write_exports(&w.path("exports"), &spec).unwrap();
+    text_site(&w.path("exports"), 80);
     let queue = |csv: &str| {
         let done = w.run(&["run", "exports", "--out", "r.xlsx", "--csv-dir", csv, "-q"]);
         assert_eq!(done.status.code(), Some(0), "{}", stderr(&done));
