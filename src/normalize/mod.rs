@@ -250,20 +250,20 @@ pub fn normalize(raw: &str, rules: &Rules) -> Result<String, UrlIssue> {
         }
     }
     url.set_path(&path);
+    // Each pair's escapes are decoded before the tracking filter and the sort look at its
+    // name: `utm%5Fsource` is `utm_source`, and a name written with escapes sorts where its
+    // decoded form does, so a second pass finds nothing to do.
     let query = url.query().map(|q| {
-        let mut pairs: Vec<&str> = q
+        let mut pairs: Vec<String> = q
             .split('&')
             .filter(|p| !p.is_empty())
+            .map(normalize_percent)
             .filter(|p| !rules.is_tracking(p.split('=').next().unwrap_or("")))
             .collect();
         if rules.sort_query {
             pairs.sort_by(|a, b| a.split('=').next().cmp(&b.split('=').next()).then(a.cmp(b)));
         }
-        pairs
-            .iter()
-            .map(|p| normalize_percent(p))
-            .collect::<Vec<_>>()
-            .join("&")
+        pairs.join("&")
     });
     url.set_query(query.as_deref().filter(|q| !q.is_empty()));
     Ok(url.into())
@@ -328,6 +328,39 @@ mod tests {
 
     fn n(s: &str) -> String {
         normalize(s, &Rules::default()).unwrap()
+    }
+
+    #[test]
+    fn a_query_name_written_with_escapes_is_filtered_and_sorted_as_decoded() {
+        let sorting = Rules {
+            sort_query: true,
+            ..Rules::default()
+        };
+        for (url, rules, want) in [
+            (
+                "https://e.com/a?utm%5Fsource=x",
+                Rules::default(),
+                "https://e.com/a",
+            ),
+            (
+                "https://e.com/a?%75tm_source=x&k=1",
+                Rules::default(),
+                "https://e.com/a?k=1",
+            ),
+            (
+                "https://e.com/a?%7A=1&b=2",
+                sorting.clone(),
+                "https://e.com/a?b=2&z=1",
+            ),
+        ] {
+            let once = normalize(url, &rules).unwrap();
+            assert_eq!(once, want, "{url}");
+            assert_eq!(
+                normalize(&once, &rules).unwrap(),
+                once,
+                "{url}: a second pass"
+            );
+        }
     }
 
     #[test]

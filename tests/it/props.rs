@@ -68,7 +68,11 @@ fn url_like() -> impl Strategy<Value = String> {
             Just("gclid=9"),
             Just(""),
             Just("x"),
-            Just("=y")
+            Just("=y"),
+            // Names written with escapes: filtered and sorted as decoded.
+            Just("utm%5Fmedium=z"),
+            Just("%7A=3"),
+            Just("%61=0")
         ],
         0..4,
     );
