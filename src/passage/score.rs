@@ -342,13 +342,16 @@ impl Query {
         #[cfg(target_arch = "x86_64")]
         {
             use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+            // Every cache line the struct touches, from the one it starts in.
             let at = std::ptr::from_ref(self).cast::<i8>();
-            for offset in (0..size_of::<Self>()).step_by(64) {
-                // SAFETY: SSE is part of x86_64; a prefetch reads nothing, and the address
-                // is inside `self`.
+            let skew = at.addr() % 64;
+            let line = at.wrapping_sub(skew);
+            for offset in (0..skew + size_of::<Self>()).step_by(64) {
+                // SAFETY: SSE is part of x86_64, and a prefetch reads nothing: any address
+                // is allowed (these are the lines `self` lies on).
                 #[allow(unsafe_code)]
                 unsafe {
-                    _mm_prefetch::<_MM_HINT_T0>(at.add(offset));
+                    _mm_prefetch::<_MM_HINT_T0>(line.wrapping_add(offset));
                 }
             }
         }

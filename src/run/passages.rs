@@ -87,8 +87,9 @@ fn page_of(crawl: &Crawl, config: &RunConfig, written: &str) -> Option<u32> {
 
 /// The page an href written on the page at `base` points at, if it is one the run knows.
 /// An href that names, as written, a URL of the crawl's table (absolute, or root-relative
-/// on the page's origin) is that page: resolving it would give back that URL, already in
-/// its normal form (normalizing is idempotent). Only other hrefs are resolved and normalized:
+/// on the page's origin) is that page: a key of the table is a normalized URL, which a
+/// parse gives back unchanged, so resolving the href would give that key and the slow
+/// path's first lookup would find it. Only other hrefs are resolved and normalized:
 /// parsing every link of a block about to win a row had been a tenth of pass 2.
 fn link_target(crawl: &Crawl, config: &RunConfig, base: &url::Url, href: &str) -> Option<u32> {
     let written = if href.starts_with("https://") || href.starts_with("http://") {

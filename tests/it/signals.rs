@@ -593,11 +593,16 @@ fn page_text_statistics_from_a_sample_of_a_large_site() {
     );
 }
 
+/// The href a test writes on a source page for a link to a page, with the word it links.
+type WrittenLink<'a> = dyn Fn(&str, &str) -> (String, &'static str) + 'a;
+
 /// A block that already links to the destination is no place for the link, however the
-/// href is written: absolute, root-relative or relative to the source page. Three Queue
-/// rows of a first run each get, at the start of their passage in the source's page text,
-/// a link to their destination in one of those forms; the second run places none of them
-/// in that block.
+/// href is written: absolute, root-relative, or relative to the source page (a file in its
+/// folder, or up a folder with `../`). Four Queue rows of a first run each get, at the
+/// start of their passage in the source's page text, a link to their destination in one of
+/// those forms; the second run places none of them in that block. A fifth row's passage
+/// gets a link to another page (the home page), and stays its place: it is the link to the
+/// destination that rules a block out, not a link.
 #[test]
 fn a_block_that_links_to_the_destination_in_any_written_form_is_no_place() {
     let w = Workdir::new("linked-passage");
@@ -616,31 +621,36 @@ fn a_block_that_links_to_the_destination_in_any_written_form_is_no_place() {
     let text_path = w.path("exports").join("custom_extraction_all.csv");
     let (th, mut trows) = read_csv(&text_path);
     let (ta, tc) = (col(&th, "Address"), col(&th, "Main Content 1"));
-    // The href of `to` as written on `from`, in each form.
-    let forms: [fn(&str, &str) -> String; 3] = [
-        |_, to| to.to_string(),
-        |_, to| to.strip_prefix(ORIGIN).unwrap().to_string(),
-        |from, to| {
+    let home = format!("{ORIGIN}/");
+    let path_of = |to: &str| to.strip_prefix(ORIGIN).unwrap().to_string();
+    // The href written on `from` for each row, and the word it links: the destination in
+    // each form, then the control's link to the home page.
+    let hrefs: [&WrittenLink<'_>; 5] = [
+        &|_, to| (to.to_string(), "zqxlinked"),
+        &|_, to| (path_of(to), "zqxlinked"),
+        &|from, to| {
             let (dir, _) = from.rsplit_once('/').unwrap();
-            match to.strip_prefix(&format!("{dir}/")) {
-                Some(name) if !name.is_empty() => name.to_string(),
-                _ => format!(
-                    "../{}",
-                    to.strip_prefix(ORIGIN).unwrap().trim_start_matches('/')
-                ),
+            let name = to.strip_prefix(&format!("{dir}/")).unwrap_or_default();
+            // A page of another folder has no same-folder form: `../` then.
+            if name.is_empty() {
+                (format!("..{}", path_of(to)), "zqxlinked")
+            } else {
+                (name.to_string(), "zqxlinked")
             }
         },
+        &|_, to| (format!("..{}", path_of(to)), "zqxlinked"),
+        &|_, _| (home.clone(), "zqxother"),
     ];
     let mut edited = Vec::new();
     let mut used_sources = std::collections::HashSet::new();
     for r in &rows {
-        if edited.len() == forms.len() {
+        if edited.len() == hrefs.len() {
             break;
         }
         let (from, to) = (&r[source], &r[destination]);
         // The passage's first words, written as they are in the HTML (no tag among them).
         let head: String = r[passage].chars().take(24).collect();
-        if head.chars().count() < 24 || !used_sources.insert(from.clone()) {
+        if head.chars().count() < 24 || to == &home || !used_sources.insert(from.clone()) {
             continue;
         }
         let Some(page) = trows.iter_mut().find(|t| &t[ta] == from) else {
@@ -649,14 +659,14 @@ fn a_block_that_links_to_the_destination_in_any_written_form_is_no_place() {
         let Some(at) = page[tc].find(&head) else {
             continue;
         };
-        let href = forms[edited.len()](from, to);
-        page[tc].insert_str(at, &format!("<a href=\"{href}\">zqxlinked</a> "));
-        edited.push((from.clone(), to.clone(), href));
+        let (href, word) = hrefs[edited.len()](from, to);
+        page[tc].insert_str(at, &format!("<a href=\"{href}\">{word}</a> "));
+        edited.push((from.clone(), to.clone(), href, word));
     }
     assert_eq!(
         edited.len(),
-        forms.len(),
-        "three rows with a passage to edit"
+        hrefs.len(),
+        "five rows with a passage to edit"
     );
     write(&text_path, &th, &trows);
     let (h, rows) = queue("after");
@@ -665,17 +675,22 @@ fn a_block_that_links_to_the_destination_in_any_written_form_is_no_place() {
         col(&h, "Destination URL"),
         col(&h, "Suggested Passage"),
     );
-    for (from, to, href) in &edited {
+    for (from, to, href, word) in &edited {
         let pair: Vec<&Vec<String>> = rows
             .iter()
             .filter(|r| &r[source] == from && &r[destination] == to)
             .collect();
         assert_eq!(pair.len(), 1, "{from} → {to} is still proposed");
-        for r in pair {
+        let shown = &pair[0][passage];
+        if *word == "zqxlinked" {
             assert!(
-                !r[passage].contains("zqxlinked"),
-                "{from} → {to}: the block linking it as {href} was suggested: {}",
-                r[passage]
+                !shown.contains(word),
+                "{from} → {to}: the block linking it as {href} was suggested: {shown}"
+            );
+        } else {
+            assert!(
+                shown.contains(word),
+                "{from} → {to}: a link to {href} ruled its block out: {shown}"
             );
         }
     }
