@@ -315,15 +315,9 @@ impl Query {
         // pass's samples sat on it), a prefetch lets the row being scored go on meanwhile.
         #[cfg(target_arch = "x86_64")]
         {
-            use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-            // SAFETY: SSE is part of x86_64, and a prefetch reads nothing (any address,
-            // even that of an empty vector, is allowed).
-            #[allow(unsafe_code)]
-            unsafe {
-                _mm_prefetch::<_MM_HINT_T0>(self.terms.as_ptr().cast::<i8>());
-                _mm_prefetch::<_MM_HINT_T0>(self.spans.as_ptr().cast::<i8>());
-                _mm_prefetch::<_MM_HINT_T0>(self.span_terms.as_ptr().cast::<i8>());
-            }
+            prefetch(self.terms.as_ptr().cast());
+            prefetch(self.spans.as_ptr().cast());
+            prefetch(self.span_terms.as_ptr().cast());
         }
         #[cfg(not(target_arch = "x86_64"))]
         {
@@ -339,20 +333,14 @@ impl Query {
     /// reach queries spread over all the destinations, so that read had missed the cache
     /// and stalled where the prefetch was meant to let the scoring go on.
     pub fn touch_fields(&self) {
+        // Every cache line the struct touches, from the one it starts in.
         #[cfg(target_arch = "x86_64")]
         {
-            use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-            // Every cache line the struct touches, from the one it starts in.
             let at = std::ptr::from_ref(self).cast::<i8>();
             let skew = at.addr() % 64;
             let line = at.wrapping_sub(skew);
             for offset in (0..skew + size_of::<Self>()).step_by(64) {
-                // SAFETY: SSE is part of x86_64, and a prefetch reads nothing: any address
-                // is allowed (these are the lines `self` lies on).
-                #[allow(unsafe_code)]
-                unsafe {
-                    _mm_prefetch::<_MM_HINT_T0>(line.wrapping_add(offset));
-                }
+                prefetch(line.wrapping_add(offset));
             }
         }
     }
@@ -525,6 +513,18 @@ fn any_position(hashes: &[u64], word: u64, mut found: impl FnMut(usize) -> bool)
         .iter()
         .enumerate()
         .any(|(k, &h)| h == word && found(base + k))
+}
+
+/// Start the cache line holding `at` on its way to the cache ([`Query::touch`]).
+#[cfg(target_arch = "x86_64")]
+fn prefetch(at: *const i8) {
+    use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+    // SAFETY: SSE is part of x86_64, and a prefetch reads nothing: any address is allowed
+    // (even that of an empty vector).
+    #[allow(unsafe_code)]
+    unsafe {
+        _mm_prefetch::<_MM_HINT_T0>(at);
+    }
 }
 
 /// [`Query::place`]'s buffers for one page.
