@@ -15,7 +15,8 @@
 # ratio (exact / approximate, target >= 10x at 200,000 x 384); the approximate run's Run sheet
 # gives its measured recall. The reading ratios then take the faster read of the two runs.
 # PAIRS=N (with PAGE_TEXT=1) runs N such pairs back to back and prints each and the median
-# ratio: on a shared host one pair's ratio moves by ±10 points.
+# ratio and seconds added: on a shared host one pair's ratio moves by ±10 points, and the
+# run without page text by seconds from one evening to the next.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PAGES=${1:-20000}; DIM=${2:-1536}; TOPICS=${3:-40}; BODY=${4:-8}
@@ -73,10 +74,13 @@ if [ -n "${PAGE_TEXT:-}" ]; then
   # budget WITH.err WITHOUT.err: one pair's line; growth WITH.err WITHOUT.err: its time ratio.
   budget() {
     awk -v a="$(secs_of "$1")" -v b="$(secs_of "$2")" -v c="$(rss_of "$1")" -v d="$(rss_of "$2")" 'BEGIN {
-      printf "page text: %.1f s with, %.1f s without (%+.0f%%, budget +30%%); peak %.0f / %.0f MiB (%.2fx, budget 1.5x)\n",
-        a, b, 100 * (a / b - 1), c / 1024, d / 1024, c / d }'
+      printf "page text: %.1f s with, %.1f s without (%+.1f s, %+.0f%%, budget +30%%); peak %.0f / %.0f MiB (%.2fx, budget 1.5x)\n",
+        a, b, a - b, 100 * (a / b - 1), c / 1024, d / 1024, c / d }'
   }
-  growth() { awk -v a="$(secs_of "$1")" -v b="$(secs_of "$2")" 'BEGIN { print 100 * (a / b - 1) }'; }
+  # The ratio moves with the run without page text as much as with what page text adds
+  # (the fourteenth session's baseline moved by 4 s from one evening to the next), so the
+  # seconds added are printed and their median too.
+  growth() { awk -v a="$(secs_of "$1")" -v b="$(secs_of "$2")" 'BEGIN { print 100 * (a / b - 1), a - b }'; }
   budget "$DIR/linkgap.err" "$DIR/linkgap-no-text.err"
   GROWTH=("$(growth "$DIR/linkgap.err" "$DIR/linkgap-no-text.err")")
   for i in $(seq 2 "${PAIRS:-1}"); do
@@ -90,9 +94,13 @@ if [ -n "${PAGE_TEXT:-}" ]; then
     GROWTH+=("$(growth "$DIR/linkgap.$i.err" "$DIR/linkgap-no-text.$i.err")")
   done
   if [ "${#GROWTH[@]}" -gt 1 ]; then
-    printf '%s\n' "${GROWTH[@]}" | sort -g |
-      awk '{ r[NR] = $1 } END { m = (NR % 2) ? r[(NR + 1) / 2] : (r[NR / 2] + r[NR / 2 + 1]) / 2;
-        printf "page text over %d pairs: median %+.0f%% (budget +30%%)\n", NR, m }'
+    # median COLUMN: the median of that column of GROWTH (1: the ratio, 2: the seconds).
+    median() {
+      printf '%s\n' "${GROWTH[@]}" | awk -v c="$1" '{ print $c }' | sort -g |
+        awk '{ r[NR] = $1 } END { print (NR % 2) ? r[(NR + 1) / 2] : (r[NR / 2] + r[NR / 2 + 1]) / 2 }'
+    }
+    awk -v n="${#GROWTH[@]}" -v m="$(median 1)" -v k="$(median 2)" 'BEGIN {
+      printf "page text over %d pairs: median %+.0f%% (budget +30%%), median %+.1f s\n", n, m, k }'
   fi
 fi
 
