@@ -58,6 +58,11 @@ if [ -n "${PAGE_TEXT:-}" ]; then
   # when the site was just generated), its run without page text read its inputs 3-4 s
   # slower, and the first pair's ratio came out 15 points under the rest.
   cat "$DIR"/*.csv > /dev/null
+  # The cat is not enough: on 2026-12-07 the first run without page text of each of three
+  # series still took 23.6–26.2 s against 19.8–22.0 s for the later ones (reading the
+  # embeddings 4.2–5.1 s against 2.1–2.4 s), so the first pair came out 5–25 points under
+  # the rest. One untimed run first.
+  without_text "$DIR/linkgap-warmup.err"
   echo "== linkgap without the page text (the same files but custom_extraction_all.csv)"
   without_text "$DIR/linkgap-no-text.err"
   grep -E "^linkgap: stages" "$DIR/linkgap-no-text.err"
