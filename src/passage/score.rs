@@ -579,8 +579,11 @@ impl<'a> Prepared<'a> {
         // Where the words inside the blocks' links sit in `hashes`.
         let mut linked: Vec<usize> = Vec::new();
         let mut starts = Vec::with_capacity(blocks.len() + 1);
+        // Each block's words outside its links: its length for BM25 (below).
+        let mut own = Vec::with_capacity(blocks.len());
         for b in blocks {
-            starts.push(hashes.len());
+            let (start, linked_before) = (hashes.len(), linked.len());
+            starts.push(start);
             // The block's links in text order (the splitter records them as it meets them).
             let mut links = b
                 .links
@@ -598,6 +601,7 @@ impl<'a> Prepared<'a> {
                 }
                 hashes.push(h);
             });
+            own.push((hashes.len() - start) - (linked.len() - linked_before));
         }
         starts.push(hashes.len());
         // Template blocks are told by all their words, as the statistics pass counted them.
@@ -655,15 +659,9 @@ impl<'a> Prepared<'a> {
         // destination is the one item not linked yet, look long beside any sentence naming it
         // (a see-also list, a man page's SEE ALSO, a grammar rule). Held out, passages rose
         // on the Reference and Rust by Example by 1 to 3 points (docs/passage.md).
-        let norm = starts
-            .windows(2)
-            .map(|w| {
-                let own = hashes[w[0]..w[1]]
-                    .iter()
-                    .filter(|&&h| h != LINKED_WORD)
-                    .count();
-                K1 * (1.0 - B + B * own as f64 / stats.avg_len.max(1.0))
-            })
+        let norm = own
+            .iter()
+            .map(|&n| K1 * (1.0 - B + B * n as f64 / stats.avg_len.max(1.0)))
             .collect();
         let weight = (0..blocks.len()).map(|i| block_weight(blocks, i)).collect();
         Prepared {
