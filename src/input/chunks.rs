@@ -92,6 +92,10 @@ impl Text {
 struct Spare {
     bounds: Vec<(u32, u32)>,
     items: Vec<Item>,
+    /// [`Cells::unquoted`]: grown afresh for each chunk, its doublings (a copy and newly
+    /// faulted pages each) had been a tenth of reading a page text export, where nearly
+    /// every cell is HTML with its quotes doubled.
+    unquoted: Vec<u8>,
 }
 
 /// A chunk as its worker split it.
@@ -101,6 +105,8 @@ struct Done {
     bounds: Vec<(u32, u32)>,
     /// Its records, in order.
     items: Vec<Item>,
+    /// [`Spare::unquoted`], emptied, to go back.
+    unquoted: Vec<u8>,
     /// The records are the file's: the chunk's last record ended at its end (or the file
     /// ends here), and splitting did not fail.
     clean: bool,
@@ -289,6 +295,7 @@ impl Order<'_> {
                 text,
                 mut bounds,
                 mut items,
+                unquoted,
                 clean,
             } = done;
             if !clean {
@@ -326,7 +333,11 @@ impl Order<'_> {
             bounds.clear();
             items.clear();
             if let Ok(mut spares) = self.spares.lock() {
-                spares.push(Spare { bounds, items });
+                spares.push(Spare {
+                    bounds,
+                    items,
+                    unquoted,
+                });
             }
             let _ = self.spare.send(text.into_bytes());
         }
@@ -487,7 +498,11 @@ fn odd_quotes(bytes: &[u8]) -> bool {
 /// A worker's part: the chunk's records as bounds into its bytes, UTF-8 checked.
 fn split(chunk: Chunk, delimiter: u8, spare: Spare) -> Done {
     // The spare's vectors come back emptied (`Order::visit`).
-    let Spare { bounds, mut items } = spare;
+    let Spare {
+        bounds,
+        mut items,
+        unquoted,
+    } = spare;
     // Bytes for the sequential tokenizer as they are, and a chunk longer than any record may
     // be (the sequential tokenizer refuses what is too long).
     if chunk.uncut || chunk.bytes.len() > MAX_RECORD_BYTES {
@@ -495,6 +510,7 @@ fn split(chunk: Chunk, delimiter: u8, spare: Spare) -> Done {
             text: Text::Raw(chunk.bytes),
             bounds,
             items,
+            unquoted,
             clean: false,
         };
     }
@@ -502,7 +518,7 @@ fn split(chunk: Chunk, delimiter: u8, spare: Spare) -> Done {
     let mut csv = Tokenizer::from_bytes(chunk.bytes, delimiter);
     let mut cells = Cells {
         bounds,
-        unquoted: Vec::new(),
+        unquoted,
         row_start: 0,
         unquoted_start: 0,
     };
@@ -527,18 +543,22 @@ fn split(chunk: Chunk, delimiter: u8, spare: Spare) -> Done {
     let clean = !failed && (chunk.last || (ends_line && !cut));
     let bytes = csv.into_bytes();
     if !clean {
+        let mut unquoted = cells.unquoted;
+        unquoted.clear();
         return Done {
             text: Text::Raw(bytes),
             bounds: cells.bounds,
             items,
+            unquoted,
             clean,
         };
     }
-    let (text, bounds) = decode_chunk(bytes, cells);
+    let (text, bounds, unquoted) = decode_chunk(bytes, cells);
     Done {
         text,
         bounds,
         items,
+        unquoted,
         clean,
     }
 }
@@ -593,11 +613,12 @@ impl Fields for Cells {
 /// The chunk's text: its bytes with the unquoted cells after them, checked as UTF-8 once. A
 /// chunk that is not UTF-8 everywhere has each cell decoded lossily, as a record's cells
 /// were: URLs and floats are ASCII, so the replacement characters cannot change a match.
-fn decode_chunk(mut bytes: Vec<u8>, cells: Cells) -> (Text, Vec<(u32, u32)>) {
+/// The unquoted cells' buffer comes back emptied, for the next chunk.
+fn decode_chunk(mut bytes: Vec<u8>, cells: Cells) -> (Text, Vec<(u32, u32)>, Vec<u8>) {
     let own = bytes.len();
     let Cells {
         mut bounds,
-        unquoted,
+        mut unquoted,
         ..
     } = cells;
     if !unquoted.is_empty() {
@@ -606,9 +627,10 @@ fn decode_chunk(mut bytes: Vec<u8>, cells: Cells) -> (Text, Vec<(u32, u32)>) {
         for bound in bounds.iter_mut().filter(|b| b.0 & UNQUOTED != 0) {
             *bound = ((bound.0 & !UNQUOTED) + own, (bound.1 & !UNQUOTED) + own);
         }
+        unquoted.clear();
     }
     match String::from_utf8(bytes) {
-        Ok(text) => (Text::Valid { text, own }, bounds),
+        Ok(text) => (Text::Valid { text, own }, bounds, unquoted),
         Err(e) => {
             let mut bytes = e.into_bytes();
             let mut text = String::with_capacity(bytes.len());
@@ -620,7 +642,7 @@ fn decode_chunk(mut bytes: Vec<u8>, cells: Cells) -> (Text, Vec<(u32, u32)>) {
                 *bound = (start as u32, text.len() as u32);
             }
             bytes.truncate(own);
-            (Text::Lossy { bytes, text }, bounds)
+            (Text::Lossy { bytes, text }, bounds, unquoted)
         }
     }
 }
