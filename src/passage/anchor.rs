@@ -444,9 +444,9 @@ impl Open {
 /// destination: many blocks are searched for the same phrases ([`Scratch::choose`]).
 #[derive(Debug, Clone)]
 pub struct PhraseIndex {
-    /// Every phrase word with its phrase (by index), sorted: a block word finds its phrases
-    /// by binary search, not by scanning every phrase (a destination can have dozens).
-    words: Vec<(u64, usize)>,
+    /// Every phrase word with its phrase, sorted: a block word finds its phrases by binary
+    /// search, not by scanning every phrase (a destination can have dozens).
+    words: Vec<IndexedWord>,
     /// The first words of the phrases that start with a stop word ("the reference"): only
     /// such a word starts a span with a stop word. Found once here; found again for every
     /// block, walking every phrase, it had been a sixth of the chooser's time at 100,041
@@ -454,16 +454,39 @@ pub struct PhraseIndex {
     stop_firsts: Vec<u64>,
 }
 
+/// A word of a phrase, in the [`PhraseIndex`], with where it is in the phrase: a span
+/// growing over a block word then need not look for it among the phrase's words (a read of
+/// each phrase's words from the heap per block word, which had been a sixth of the
+/// chooser's time at 100,041 pages).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct IndexedWord {
+    hash: u64,
+    /// The phrase, by index.
+    phrase: usize,
+    /// The word's first position in the phrase.
+    at: usize,
+    /// The word is in the phrase more than once: its positions are looked for as before.
+    again: bool,
+}
+
 impl PhraseIndex {
     /// The index of `phrases`.
     pub fn new(phrases: &[Phrase]) -> Self {
-        let mut words: Vec<(u64, usize)> = phrases
-            .iter()
-            .enumerate()
-            .flat_map(|(k, p)| p.words.iter().map(move |&h| (h, k)))
-            .collect();
+        let mut words: Vec<IndexedWord> = Vec::new();
+        for (phrase, p) in phrases.iter().enumerate() {
+            for (at, &hash) in p.words.iter().enumerate() {
+                if !p.words[..at].contains(&hash) {
+                    words.push(IndexedWord {
+                        hash,
+                        phrase,
+                        at,
+                        again: p.words[at + 1..].contains(&hash),
+                    });
+                }
+            }
+        }
+        // One entry per word and phrase, ordered by word, then phrase.
         words.sort_unstable();
-        words.dedup();
         let mut stop_firsts: Vec<u64> = phrases
             .iter()
             .filter(|p| p.stop.first() == Some(&true))
@@ -600,8 +623,8 @@ fn best_span(
         if w.stop {
             return 0..0;
         }
-        let start = index.partition_point(|e| e.0 < w.hash);
-        let len = index[start..].partition_point(|e| e.0 == w.hash);
+        let start = index.partition_point(|e| e.hash < w.hash);
+        let len = index[start..].partition_point(|e| e.hash == w.hash);
         start..start + len
     }));
     idf.clear();
@@ -688,7 +711,8 @@ fn best_span(
                 open = now;
             }
             scanned = words[added].range.end;
-            for &(_, k) in &index[phrases_of[added].clone()] {
+            for e in &index[phrases_of[added].clone()] {
+                let k = e.phrase;
                 let at = grown.iter().position(|g| g.phrase == k).unwrap_or_else(|| {
                     grown.push(Grown {
                         phrase: k,
@@ -699,11 +723,15 @@ fn best_span(
                     grown.len() - 1
                 });
                 let g = &mut grown[at];
-                let p = &phrases[k].words;
-                // The word first: most phrase words are not it, and need no look at `taken`.
-                if let Some(x) = (0..p.len())
-                    .find(|&x| p[x] == words[added].hash && !g.taken[..g.shared].contains(&x))
-                {
+                // The phrase's first place for the word not yet taken by the span.
+                let free = |x: &usize| !g.taken[..g.shared].contains(x);
+                let x = if e.again {
+                    let p = &phrases[k].words;
+                    (0..p.len()).find(|x| p[*x] == words[added].hash && free(x))
+                } else {
+                    Some(e.at).filter(free)
+                };
+                if let Some(x) = x {
                     g.taken[g.shared] = x;
                     g.shared += 1;
                 }
