@@ -23,7 +23,9 @@ pub mod weight;
 
 pub use anchor::{NoAnchor, Scratch as AnchorScratch};
 pub use blocks::{Block, BlockKind, Context, Link, split, split_html, split_plain};
-pub use score::{FLOOR, NoPlace, Prepared, Query, Suggestion, Target, resolve_href, suggest};
+pub use score::{
+    FLOOR, NoPlace, Prepared, Query, Suggestion, Target, Wanted, resolve_href, suggest,
+};
 pub use stats::{
     Mentions, PhraseKey, Phrases, SAMPLE_PAGES, Sample, SiteStats, StatsBuilder, TemplateRules,
 };

@@ -572,10 +572,59 @@ pub struct Prepared<'a> {
     weight: Vec<f64>,
 }
 
+/// The words a page's queries look up ([`Prepared::for_queries`]): a 4,096-bit filter of
+/// their hashes. A page's rows ask for a few hundred words; the rest of its words (most
+/// of them) need no place in its inverted index, so they pass no table probe and make no
+/// posting. A word the filter lets through by chance is indexed as before.
+#[derive(Debug, Clone)]
+pub struct Wanted {
+    bits: [u64; 64],
+}
+
+impl Wanted {
+    /// The terms of `queries`.
+    pub fn of<'q>(queries: impl IntoIterator<Item = &'q Query>) -> Self {
+        let mut bits = [0u64; 64];
+        for q in queries {
+            for &(h, _) in &q.terms {
+                let bit = Self::bit(h);
+                bits[bit / 64] |= 1 << (bit % 64);
+            }
+        }
+        Wanted { bits }
+    }
+
+    /// The filter's bit for a word: its hash's top twelve bits (the table of
+    /// [`WordIds`] takes the low ones).
+    fn bit(hash: u64) -> usize {
+        (hash >> 52) as usize
+    }
+
+    /// Whether `hash` may be one of the words.
+    fn may_hold(&self, hash: u64) -> bool {
+        let bit = Self::bit(hash);
+        self.bits[bit / 64] & (1 << (bit % 64)) != 0
+    }
+}
+
 impl<'a> Prepared<'a> {
     /// Split every block of `blocks` into words.
     pub fn new(blocks: &'a [Block], stats: &SiteStats) -> Prepared<'a> {
-        let mut hashes = Vec::new();
+        Self::indexing(blocks, stats, None)
+    }
+
+    /// [`new`](Self::new) for the queries whose terms are `wanted`: only their words are
+    /// indexed, so only those queries may be placed on it. Their postings are those `new`
+    /// makes, and so are their scores, to the bit.
+    pub fn for_queries(blocks: &'a [Block], stats: &SiteStats, wanted: &Wanted) -> Prepared<'a> {
+        Self::indexing(blocks, stats, Some(wanted))
+    }
+
+    fn indexing(blocks: &'a [Block], stats: &SiteStats, wanted: Option<&Wanted>) -> Prepared<'a> {
+        // Room for every word at once (a word and its space take two bytes at least): grown
+        // by doubling, the page's vectors had been reallocated and copied a dozen times.
+        let bytes: usize = blocks.iter().map(|b| b.text.len()).sum();
+        let mut hashes = Vec::with_capacity(bytes / 2 + 1);
         // Where the words inside the blocks' links sit in `hashes`.
         let mut linked: Vec<usize> = Vec::new();
         let mut starts = Vec::with_capacity(blocks.len() + 1);
@@ -622,11 +671,13 @@ impl<'a> Prepared<'a> {
         // it is first seen, a block's posting for a word is made at the word's first
         // occurrence in the block and counted up after, then the postings are grouped by word
         // (a counting sort keeps them in block order within each word).
-        let mut ids = WordIds::with_room(hashes.len());
-        let mut last: Vec<(usize, usize)> = Vec::new();
-        let mut made: Vec<(u32, u32, u32)> = Vec::new();
+        let indexed = |h: u64| wanted.is_none_or(|w| w.may_hold(h));
+        let room = hashes.iter().filter(|&&h| indexed(h)).count();
+        let mut ids = WordIds::with_room(room);
+        let mut last: Vec<(usize, usize)> = Vec::with_capacity(room);
+        let mut made: Vec<(u32, u32, u32)> = Vec::with_capacity(room);
         for (b, w) in starts.windows(2).enumerate() {
-            for &h in &hashes[w[0]..w[1]] {
+            for &h in hashes[w[0]..w[1]].iter().filter(|&&h| indexed(h)) {
                 let id = ids.id_of(h) as usize;
                 if id == last.len() {
                     last.push((usize::MAX, 0));
@@ -806,6 +857,57 @@ mod tests {
             assert_eq!(full.id_of(h << 32), h as u32);
         }
         assert_eq!(full.get(100 << 32), None);
+    }
+
+    #[test]
+    fn a_page_indexed_for_its_queries_places_them_as_the_whole_index_does() {
+        let page = "<h2>Partitioning overview</h2>\
+            <p>Rows are stored in tables and general things happen.</p>\
+            <p>Large tables can use table partitioning to split rows by range.</p>\
+            <p>See <a href='/vacuum'>routine vacuuming</a> for dead rows and indexes.</p>\
+            <p>Indexes speed up reads; a partial index covers some rows.</p>\
+            <p>Copyright Example Corp, all rights reserved.</p>";
+        let stats = site(&[page]);
+        let blocks = split_html(page);
+        let queries: Vec<Query> = [
+            target(),
+            Target {
+                title: "Indexes | Example Docs".into(),
+                h1: "Partial Indexes".into(),
+                anchors: vec![("partial index".into(), 2)],
+            },
+            Target {
+                title: "Dead Rows".into(),
+                h1: String::new(),
+                anchors: vec![("routine vacuuming".into(), 1)],
+            },
+        ]
+        .iter()
+        .map(|t| Query::new(t, &stats))
+        .collect();
+        let whole = Prepared::new(&blocks, &stats);
+        let wanted = Wanted::of(&queries);
+        let indexed = Prepared::for_queries(&blocks, &stats, &wanted);
+        // Words no query asks for are left out ("stored", "happen", "copyright", ...).
+        assert!(
+            indexed.postings.len() < whole.postings.len(),
+            "{} of {}",
+            indexed.postings.len(),
+            whole.postings.len()
+        );
+        for q in &queries {
+            for &(h, _) in &q.terms {
+                let (a, b) = (whole.posting_range(h), indexed.posting_range(h));
+                assert_eq!(
+                    whole.postings[a.0 as usize..a.1 as usize],
+                    indexed.postings[b.0 as usize..b.1 as usize]
+                );
+            }
+            let free = |_: usize| false;
+            let (x, y) = (q.place(&whole, &free), q.place(&indexed, &free));
+            assert_eq!(format!("{x:?}"), format!("{y:?}"));
+            assert!(x.is_ok(), "{x:?}");
+        }
     }
 
     /// A small site: filler pages so that words have document frequencies, and a footer on

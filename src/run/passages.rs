@@ -671,7 +671,9 @@ fn place_page(
     blocks: &[Block],
     rows: &[(usize, usize)],
 ) -> Vec<(usize, Placement)> {
-    let page = Prepared::new(blocks, stats);
+    // Only the words the page's rows look up are indexed.
+    let wanted = passage::Wanted::of(rows.iter().map(|&(_, d)| &queries.built[d]));
+    let page = Prepared::for_queries(blocks, stats, &wanted);
     // Where each block's links point, resolved once for all the page's rows, and only for a
     // block that would win a row (resolving every link of a hub page was a tenth of the
     // stage). A template block is a place only where it lacks a link the site's other copies
