@@ -842,16 +842,25 @@ fn placement_cells(placement: Placement) -> [Cell; 4] {
                 .as_ref()
                 .and_then(|a| block.text.get(a.clone()))
                 .map_or(Cell::Empty, Cell::text);
-            // The element's whole text, the anchor moved to where the block sits in it.
-            let (shown, at) = block
-                .context
-                .as_ref()
-                .map_or((&*block.text, 0), |c| (&*c.text, c.at));
+            // The element's whole text, the anchor moved to where the block sits in it. The
+            // block's own text is moved into the cell, not copied: the Queue's rows are built
+            // on the write stage's longest path.
+            let (shown, at) = match std::sync::Arc::try_unwrap(block) {
+                Ok(PassageBlock {
+                    text,
+                    context: None,
+                    ..
+                }) => (text.into_string(), 0),
+                Ok(PassageBlock {
+                    context: Some(c), ..
+                }) => (c.text.to_string(), c.at),
+                Err(shared) => shared
+                    .context
+                    .as_ref()
+                    .map_or((shared.text.to_string(), 0), |c| (c.text.to_string(), c.at)),
+            };
             let (passage, note) = match anchor {
-                Some(a) => (
-                    Cell::Marked(shown.to_string(), a.start + at..a.end + at),
-                    Cell::Empty,
-                ),
+                Some(a) => (Cell::Marked(shown, a.start + at..a.end + at), Cell::Empty),
                 None => (
                     Cell::text(shown),
                     Cell::text(crate::passage::NoAnchor.to_string()),
