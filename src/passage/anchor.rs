@@ -462,25 +462,32 @@ pub struct PhraseIndex {
 struct IndexedWord {
     hash: u64,
     /// The phrase, by index.
-    phrase: usize,
-    /// The word's first position in the phrase.
-    at: usize,
-    /// The word is in the phrase more than once: its positions are looked for as before.
-    again: bool,
+    phrase: u32,
+    /// The word's position in the phrase, or [`IndexedWord::REPEATED`] when the phrase has
+    /// it more than once (then its positions are looked for as before). Sixteen bytes an
+    /// entry, as the index's entries had been, for its binary searches.
+    at: u32,
+}
+
+impl IndexedWord {
+    const REPEATED: u32 = u32::MAX;
 }
 
 impl PhraseIndex {
     /// The index of `phrases`.
     pub fn new(phrases: &[Phrase]) -> Self {
         let mut words: Vec<IndexedWord> = Vec::new();
-        for (phrase, p) in phrases.iter().enumerate() {
+        for (phrase, p) in (0u32..).zip(phrases) {
             for (at, &hash) in p.words.iter().enumerate() {
                 if !p.words[..at].contains(&hash) {
+                    let again = p.words[at + 1..].contains(&hash);
                     words.push(IndexedWord {
                         hash,
                         phrase,
-                        at,
-                        again: p.words[at + 1..].contains(&hash),
+                        at: match u32::try_from(at) {
+                            Ok(at) if !again => at,
+                            _ => IndexedWord::REPEATED,
+                        },
                     });
                 }
             }
@@ -712,7 +719,7 @@ fn best_span(
             }
             scanned = words[added].range.end;
             for e in &index[phrases_of[added].clone()] {
-                let k = e.phrase;
+                let k = e.phrase as usize;
                 let at = grown.iter().position(|g| g.phrase == k).unwrap_or_else(|| {
                     grown.push(Grown {
                         phrase: k,
@@ -725,11 +732,11 @@ fn best_span(
                 let g = &mut grown[at];
                 // The phrase's first place for the word not yet taken by the span.
                 let free = |x: &usize| !g.taken[..g.shared].contains(x);
-                let x = if e.again {
+                let x = if e.at == IndexedWord::REPEATED {
                     let p = &phrases[k].words;
                     (0..p.len()).find(|x| p[*x] == words[added].hash && free(x))
                 } else {
-                    Some(e.at).filter(free)
+                    Some(e.at as usize).filter(free)
                 };
                 if let Some(x) = x {
                     g.taken[g.shared] = x;
