@@ -234,7 +234,7 @@ impl Query {
             .fold(0.0, f64::max);
         let ideal = terms.iter().map(|t| t.1).sum::<f64>() + PHRASE_BONUS * best_phrase;
         let mut span_terms = Vec::new();
-        let spans = phrases
+        let mut spans: Vec<PhraseSpan> = phrases
             .iter()
             .map(|p| {
                 let start = span_terms.len() as u32;
@@ -250,12 +250,16 @@ impl Query {
                 }
             })
             .collect();
+        // The most valuable phrase first: a block it is found in needs no search for the
+        // others ([`Query::phrase_bonus`]). The bonus is a maximum, so the order changes no
+        // score.
+        spans.sort_by(|a, b| b.value.total_cmp(&a.value));
         Query {
             index: anchor::PhraseIndex::new(&phrases),
             phrases,
             terms,
             ideal,
-            spans,
+            spans: spans.into(),
             span_terms: span_terms.into(),
         }
     }
@@ -289,6 +293,11 @@ impl Query {
             let at = words.iter().position(|&t| t == pivot).unwrap_or_default();
             for &(b, _) in postings(pivot) {
                 let b = b as usize;
+                // A more valuable phrase was found here already: this one can change nothing,
+                // unless the site usually links it (then it restores a template block).
+                if bonus[b] >= span.value && !span.site_linked {
+                    continue;
+                }
                 let block = page.hashes(b);
                 let holds = |j: usize| {
                     j >= at
@@ -1212,6 +1221,14 @@ mod tests {
         };
         let r = suggest(&blocks, &other, &counted, &|_| false);
         assert!(!matches!(r, Ok(ref s) if s.block == 1), "{r:?}");
+        // A phrase the site does not link may be found there first ("git(1) suite", worth
+        // more than "git(1)"): the linked one still restores the block.
+        let both = Target {
+            title: "git(1) suite".into(),
+            ..t
+        };
+        let s = suggest(&blocks, &both, &counted, &|_| false).unwrap();
+        assert_eq!(s.block, 1);
     }
 
     #[test]
