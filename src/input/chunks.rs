@@ -93,8 +93,8 @@ struct Spare {
     bounds: Vec<(u32, u32)>,
     items: Vec<Item>,
     /// [`Cells::unquoted`]: grown afresh for each chunk, its doublings (a copy and newly
-    /// faulted pages each) had been a tenth of reading a page text export, where nearly
-    /// every cell is HTML with its quotes doubled.
+    /// faulted pages each) showed in perf over a page text export, where nearly every cell
+    /// is HTML with its quotes doubled.
     unquoted: Vec<u8>,
 }
 
@@ -105,7 +105,7 @@ struct Done {
     bounds: Vec<(u32, u32)>,
     /// Its records, in order.
     items: Vec<Item>,
-    /// [`Spare::unquoted`], emptied, to go back.
+    /// [`Spare::unquoted`], to go back.
     unquoted: Vec<u8>,
     /// The records are the file's: the chunk's last record ended at its end (or the file
     /// ends here), and splitting did not fail.
@@ -295,7 +295,7 @@ impl Order<'_> {
                 text,
                 mut bounds,
                 mut items,
-                unquoted,
+                mut unquoted,
                 clean,
             } = done;
             if !clean {
@@ -332,6 +332,7 @@ impl Order<'_> {
             }
             bounds.clear();
             items.clear();
+            unquoted.clear();
             if let Ok(mut spares) = self.spares.lock() {
                 spares.push(Spare {
                     bounds,
@@ -543,13 +544,11 @@ fn split(chunk: Chunk, delimiter: u8, spare: Spare) -> Done {
     let clean = !failed && (chunk.last || (ends_line && !cut));
     let bytes = csv.into_bytes();
     if !clean {
-        let mut unquoted = cells.unquoted;
-        unquoted.clear();
         return Done {
             text: Text::Raw(bytes),
             bounds: cells.bounds,
             items,
-            unquoted,
+            unquoted: cells.unquoted,
             clean,
         };
     }
@@ -613,12 +612,12 @@ impl Fields for Cells {
 /// The chunk's text: its bytes with the unquoted cells after them, checked as UTF-8 once. A
 /// chunk that is not UTF-8 everywhere has each cell decoded lossily, as a record's cells
 /// were: URLs and floats are ASCII, so the replacement characters cannot change a match.
-/// The unquoted cells' buffer comes back emptied, for the next chunk.
+/// The unquoted cells' buffer comes back, for the next chunk.
 fn decode_chunk(mut bytes: Vec<u8>, cells: Cells) -> (Text, Vec<(u32, u32)>, Vec<u8>) {
     let own = bytes.len();
     let Cells {
         mut bounds,
-        mut unquoted,
+        unquoted,
         ..
     } = cells;
     if !unquoted.is_empty() {
@@ -627,7 +626,6 @@ fn decode_chunk(mut bytes: Vec<u8>, cells: Cells) -> (Text, Vec<(u32, u32)>, Vec
         for bound in bounds.iter_mut().filter(|b| b.0 & UNQUOTED != 0) {
             *bound = ((bound.0 & !UNQUOTED) + own, (bound.1 & !UNQUOTED) + own);
         }
-        unquoted.clear();
     }
     match String::from_utf8(bytes) {
         Ok(text) => (Text::Valid { text, own }, bounds, unquoted),

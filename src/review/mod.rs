@@ -845,19 +845,12 @@ fn placement_cells(placement: Placement) -> [Cell; 4] {
             // The element's whole text, the anchor moved to where the block sits in it. The
             // block's own text is moved into the cell, not copied: the Queue's rows are built
             // on the write stage's longest path.
-            let (shown, at) = match std::sync::Arc::try_unwrap(block) {
-                Ok(PassageBlock {
-                    text,
-                    context: None,
-                    ..
-                }) => (text.into_string(), 0),
-                Ok(PassageBlock {
-                    context: Some(c), ..
-                }) => (c.text.to_string(), c.at),
-                Err(shared) => shared
-                    .context
-                    .as_ref()
-                    .map_or((shared.text.to_string(), 0), |c| (c.text.to_string(), c.at)),
+            let (shown, at) = if let Some(c) = &block.context {
+                (c.text.to_string(), c.at)
+            } else {
+                let text = std::sync::Arc::try_unwrap(block)
+                    .map_or_else(|shared| shared.text.to_string(), |own| own.text.into());
+                (text, 0)
             };
             let (passage, note) = match anchor {
                 Some(a) => (Cell::Marked(shown, a.start + at..a.end + at), Cell::Empty),
